@@ -1,0 +1,426 @@
+/**
+ * Real-kernel e2e of the iptables backend: `bin/kube-proxy --proxy-mode=iptables` runs inside the node
+ * namespace of a simulated node (tools/src/netns, datapath.md §2), programs real rules with
+ * iptables-restore from manifest files, and real TCP/UDP traffic checks the datapath. The whole suite
+ * runs once per iptables variant (nft, legacy); the proxy picks the variant from kubelet's hint chain.
+ *
+ * Assertion windows follow datapath.md §3: 50/50 over 200 tries within 70–130; drops are bounded
+ * timeouts; "fast" ECONNREFUSED is < 200 ms per try.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  IPTABLES_VARIANTS,
+  cleanupStaleRuns,
+  conntrack,
+  createSimulatedNode,
+  describeProbe,
+  iptables,
+  iptablesSave,
+  kubeChains,
+  probe,
+  runPrefix,
+  startEchoServer,
+  waitFor,
+  type EchoServer,
+  type IptablesVariant,
+  type ProbeOptions,
+  type ProbeResult,
+  type SimulatedNode,
+} from '@kube-proxy/tools/netns';
+import { INSTALL_HINT, e2ePreflight } from './support/preflight.js';
+import { KUBE_PROXY_BIN, PROXY_MAIN_JS, proxyArgs, runProxyOnce, startProxy, type RunningProxy } from './support/proxy.js';
+import { POD_TCP_PORT, POD_UDP_PORT, SVC, writeDnsSlice, writeInitialManifests, writeLateService } from './support/scenario.js';
+
+const pre = await e2ePreflight('iptables datapath');
+const describeNetns = pre.run ? describe : describe.skip;
+
+const TAGS: Record<IptablesVariant, string> = { nft: 'kpen', legacy: 'kpel' };
+const OTHER: Record<IptablesVariant, IptablesVariant> = { nft: 'legacy', legacy: 'nft' };
+/** kubelet's chain; the proxy's --cleanup must not be required to remove it. */
+const HINT_CHAIN = 'KUBE-IPTABLES-HINT';
+const SYNC_PERIOD_MS = 2000;
+
+function fail(msg: string): never {
+  throw new Error(msg);
+}
+function within(r: ProbeResult, pod: string, lo: number, hi: number): void {
+  const n = r.byPod[pod] ?? 0;
+  if (n < lo || n > hi) fail(`${pod} answered ${n} times, want ${lo}..${hi}: ${describeProbe(r)}`);
+}
+function allOk(r: ProbeResult, what: string): void {
+  if (r.ok !== r.count) fail(`${what}: ${describeProbe(r)}`);
+}
+function onlyPods(r: ProbeResult, pods: readonly string[], what: string): void {
+  const extra = Object.keys(r.byPod).filter((p) => !pods.includes(p));
+  if (extra.length > 0) fail(`${what}: unexpected pods ${extra.join(',')}: ${describeProbe(r)}`);
+}
+function onlySources(r: ProbeResult, sources: readonly string[], what: string): void {
+  const extra = Object.keys(r.sources).filter((s) => !sources.includes(s));
+  if (extra.length > 0) fail(`${what}: unexpected sources ${extra.join(',')}: ${describeProbe(r)}`);
+}
+
+describeNetns.each(IPTABLES_VARIANTS)('iptables datapath through bin/kube-proxy (iptables-%s)', (variant) => {
+  let node: SimulatedNode | undefined;
+  let proxy: RunningProxy | undefined;
+  let servers: EchoServer[] = [];
+  let dir = '';
+  let manifests = '';
+  let failures = 0;
+  let setupError: Error | undefined;
+  let setupErrorReported = false;
+  const timings: Record<string, number | string> = {};
+  const env: Record<string, string> = {};
+
+  const n = (): SimulatedNode => node ?? fail('topology was not created (see the beforeAll error)');
+  const pod = (i: number): string => n().ns.pods[i - 1] ?? fail(`no pod${i}`);
+  const p = (ns: string, o: ProbeOptions): Promise<ProbeResult> => probe(n(), ns, o);
+
+  async function diagnostics(): Promise<string> {
+    const nd = node;
+    if (!nd) return '(no topology)';
+    const save = await iptablesSave(nd, nd.ns.node, variant).catch((e: Error) => `iptables-${variant}-save failed: ${e.message}`);
+    const ct = await conntrack(nd, nd.ns.node, ['-L']).then(
+      (r) => r.stdout,
+      (e: Error) => e.message,
+    );
+    const logTail = proxy ? proxy.tail(80) : '(proxy not started)';
+    const text =
+      `=== ip netns exec ${nd.ns.node} iptables-${variant}-save\n${save}\n` +
+      `=== conntrack -L (node)\n${ct}\n` +
+      `=== proxy log (last 80 lines; full log in ${join(dir, 'proxy.log')})\n${logTail}\n`;
+    return text;
+  }
+
+  /** Runs one check; on failure attaches the rules dump and the proxy log tail, and keeps the artifacts. */
+  async function check(name: string, fn: () => Promise<void>): Promise<void> {
+    if (setupError) {
+      // Report the setup failure (with its diagnostics) once, then keep the other failures short.
+      const first = !setupErrorReported;
+      setupErrorReported = true;
+      if (first) throw setupError;
+      fail(`setup failed: ${setupError.message.split('\n')[0]}`);
+    }
+    const started = Date.now();
+    try {
+      if (proxy?.exited()) fail(`the proxy exited (code ${proxy.exitCode()}) before this check`);
+      await fn();
+      timings[name] = Date.now() - started;
+    } catch (e) {
+      failures++;
+      timings[name] = `FAIL after ${Date.now() - started} ms`;
+      const diag = await diagnostics();
+      const file = join(dir, `failure-${name.replace(/[^a-z0-9]+/gi, '-')}.txt`);
+      writeFileSync(file, `${(e as Error).stack ?? String(e)}\n\n${diag}`);
+      (e as Error).message += `\n(diagnostics: ${file})\n${diag.slice(0, 12_000)}`;
+      throw e;
+    }
+  }
+
+  beforeAll(async () => {
+    try {
+      await setup();
+    } catch (e) {
+      failures++;
+      setupError = e as Error;
+      setupError.message += `\n${await diagnostics()}`;
+    }
+  }, 150_000);
+
+  async function setup(): Promise<void> {
+    if (pre.missingTools.length > 0) fail(`missing tools: ${pre.missingTools.join(', ')}; install with: ${INSTALL_HINT}`);
+    const started = Date.now();
+    dir = mkdtempSync(join(tmpdir(), `kp-e2e-${variant}-`));
+    manifests = join(dir, 'manifests');
+    if (variant === 'legacy') env['XTABLES_LOCKFILE'] = join(dir, 'xtables.lock');
+    const tag = TAGS[variant];
+    await cleanupStaleRuns(tag);
+    node = await createSimulatedNode({ prefix: runPrefix(tag), clientExtraAddresses: [`${SVC.lb.deniedSource}/24`], env });
+    servers = await Promise.all(
+      node.pods.map((pd) => startEchoServer(n(), pd.ns, { tcpPorts: [POD_TCP_PORT], udpPorts: [POD_UDP_PORT], maxLifetimeS: 600 })),
+    );
+    writeInitialManifests(manifests, node);
+    // kubelet's hint chain tells the proxy which iptables variant the node uses (iptables-wrapper logic).
+    await iptables(node, node.ns.node, variant, ['-t', 'mangle', '-N', HINT_CHAIN]);
+    timings['setup (netns + echo servers)'] = Date.now() - started;
+
+    const t0 = Date.now();
+    proxy = startProxy(node, proxyArgs({ manifestsDir: manifests }), { env, logFile: join(dir, 'proxy.log') });
+    // Ready = the web ClusterIP rule is in the variant's nat table (a start without a build builds first).
+    await waitFor(
+      'the proxy to program its first sync',
+      async () => {
+        if (proxy?.exited()) fail(`kube-proxy exited with ${proxy.exitCode()}:\n${proxy.tail(60)}`);
+        const nat = await iptablesSave(n(), n().ns.node, variant, 'nat');
+        return nat.includes(`${SVC.web.ip}/32`) && nat.includes('KUBE-SERVICES') ? true : undefined;
+      },
+      { timeoutMs: existsSync(PROXY_MAIN_JS) ? 30_000 : 120_000, intervalMs: 200 },
+    );
+    timings['proxy start → first sync'] = Date.now() - t0;
+  }
+
+  afterAll(async () => {
+    const stop = proxy ? await proxy.stop() : undefined;
+    await Promise.all(servers.map((s) => s.stop()));
+    await node?.destroy();
+    // One line per check, for the CI log.
+    console.log(
+      `iptables-${variant} e2e timings (ms):\n` +
+        Object.entries(timings)
+          .map(([k, v]) => `  ${k}: ${v}`)
+          .join('\n') +
+        `\n  proxy stop: ${JSON.stringify(stop)}` +
+        (failures > 0 ? `\n  artifacts kept in ${dir}` : ''),
+    );
+    if (dir && failures === 0) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it(`programs the iptables-${variant} backend (not the other one) and enables route_localnet`, () =>
+    check('backend', async () => {
+      const other = OTHER[variant];
+      const mine = kubeChains(await iptablesSave(n(), n().ns.node, variant));
+      const theirs = kubeChains(await iptablesSave(n(), n().ns.node, other), [HINT_CHAIN]);
+      if (!mine.includes('nat/KUBE-SERVICES')) fail(`no nat/KUBE-SERVICES in iptables-${variant}: ${mine.join(' ')}`);
+      if (theirs.length > 0) fail(`the proxy also wrote iptables-${other}: ${theirs.join(' ')}`);
+      const rl = await n().sysctl(n().ns.node, 'net.ipv4.conf.all.route_localnet');
+      if (rl !== '1') fail(`route_localnet is ${rl} in the node namespace`);
+    }));
+
+  it('ClusterIP from a pod: both endpoints, balanced, pod source kept', () =>
+    check('clusterip-from-pod', async () => {
+      const r = await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 200 });
+      allOk(r, 'pod3 → web');
+      within(r, 'pod1', 70, 130);
+      within(r, 'pod2', 70, 130);
+      onlySources(r, ['10.244.1.13'], 'pod3 → web (no SNAT inside the cluster)');
+    }));
+
+  it('ClusterIP from the node (hostNetwork): masqueraded to the bridge IP', () =>
+    check('clusterip-from-node', async () => {
+      const r = await p(n().ns.node, { host: SVC.web.ip, port: SVC.web.port, count: 50 });
+      allOk(r, 'node → web');
+      onlyPods(r, ['pod1', 'pod2'], 'node → web');
+      onlySources(r, ['10.244.1.1'], 'node → web');
+    }));
+
+  it('ClusterIP from an off-cluster client routed via the node: masqueraded', () =>
+    check('clusterip-from-client', async () => {
+      const r = await p(n().ns.client, { host: SVC.web.ip, port: SVC.web.port, count: 50 });
+      allOk(r, 'client → web ClusterIP');
+      onlyPods(r, ['pod1', 'pod2'], 'client → web ClusterIP');
+      onlySources(r, ['10.244.1.1'], 'client → web ClusterIP');
+    }));
+
+  it('NodePort from the client', () =>
+    check('nodeport-from-client', async () => {
+      const r = await p(n().ns.client, { host: n().nodeIp, port: SVC.web.nodePort, count: 100 });
+      allOk(r, 'client → node:30080');
+      if (!r.byPod['pod1'] || !r.byPod['pod2']) fail(`NodePort did not spread: ${describeProbe(r)}`);
+      onlyPods(r, ['pod1', 'pod2'], 'client → node:30080');
+      onlySources(r, ['10.244.1.1'], 'client → node:30080');
+    }));
+
+  it('NodePort on 127.0.0.1 inside the node namespace (route_localnet)', () =>
+    check('nodeport-localhost', async () => {
+      const r = await p(n().ns.node, { host: '127.0.0.1', port: SVC.web.nodePort, count: 20 });
+      allOk(r, 'node → 127.0.0.1:30080');
+      onlyPods(r, ['pod1', 'pod2'], 'node → 127.0.0.1:30080');
+      onlySources(r, ['10.244.1.1'], 'node → 127.0.0.1:30080');
+    }));
+
+  it('hairpin: a pod reaching itself through its service is masqueraded', () =>
+    check('hairpin', async () => {
+      const r = await p(pod(1), { host: SVC.web.ip, port: SVC.web.port, count: 100 });
+      allOk(r, 'pod1 → web');
+      const keys = Object.keys(r.byPodSource);
+      const bad = keys.filter((k) => k !== 'pod1 10.244.1.1' && k !== 'pod2 10.244.1.11');
+      if (bad.length > 0) fail(`hairpin sources wrong (${bad.join(', ')}): ${describeProbe(r)}`);
+      if (!r.byPodSource['pod1 10.244.1.1']) fail(`no self-hit at all in 100 tries: ${describeProbe(r)}`);
+    }));
+
+  it('balanced distribution across three endpoints', () =>
+    check('balance-3', async () => {
+      const r = await p(pod(3), { host: SVC.spread.ip, port: SVC.spread.port, count: 300 });
+      allOk(r, 'pod3 → spread');
+      for (const pd of ['pod1', 'pod2', 'pod3']) within(r, pd, 70, 130);
+    }));
+
+  it('ClientIP session affinity sticks per client', () =>
+    check('affinity', async () => {
+      const picks: string[] = [];
+      for (const [ns, what] of [
+        [pod(3), 'pod3'],
+        [pod(1), 'pod1'],
+        [n().ns.node, 'node'],
+        [n().ns.client, 'client'],
+      ] as const) {
+        const r = await p(ns, { host: SVC.webAff.ip, port: SVC.webAff.port, count: 50 });
+        allOk(r, `${what} → web-aff`);
+        const pods = Object.keys(r.byPod);
+        if (pods.length !== 1) fail(`${what} → web-aff did not stick: ${describeProbe(r)}`);
+        picks.push(`${what}→${pods[0]}`);
+      }
+      timings['affinity picks'] = picks.join(' ');
+    }));
+
+  it('UDP ClusterIP: new flows spread over both endpoints', () =>
+    check('udp-clusterip', async () => {
+      const r = await p(pod(3), { proto: 'udp', host: SVC.dns.ip, port: SVC.dns.port, count: 100, timeoutMs: 500 });
+      allOk(r, 'pod3 → dns (UDP)');
+      within(r, 'pod1', 25, 75);
+      within(r, 'pod2', 25, 75);
+    }));
+
+  it('externalTrafficPolicy=Local: NodePort goes to local endpoints only and keeps the client IP', () =>
+    check('etp-local', async () => {
+      const r = await p(n().ns.client, { host: n().nodeIp, port: SVC.local.nodePort, count: 50 });
+      allOk(r, 'client → node:30082 (eTP Local)');
+      onlyPods(r, ['pod1'], 'client → node:30082 (only pod1 is on node-1)');
+      onlySources(r, [n().clientIp], 'client → node:30082 (source must be preserved)');
+      // In-cluster traffic still uses every endpoint (internalTrafficPolicy Cluster).
+      const c = await p(pod(3), { host: SVC.local.ip, port: SVC.local.port, count: 60 });
+      allOk(c, 'pod3 → local ClusterIP');
+      if (!c.byPod['pod1'] || !c.byPod['pod2']) fail(`ClusterIP of an eTP=Local service must use all endpoints: ${describeProbe(c)}`);
+    }));
+
+  it('externalTrafficPolicy=Local without local endpoints: external traffic is dropped', () =>
+    check('etp-local-none', async () => {
+      const r = await p(n().ns.client, { host: n().nodeIp, port: SVC.localNone.nodePort, count: 4, timeoutMs: 600, concurrency: 4 });
+      if (r.errors['TIMEOUT'] !== 4) fail(`want 4 timeouts (dropped): ${describeProbe(r)}`);
+      const c = await p(pod(1), { host: SVC.localNone.ip, port: SVC.localNone.port, count: 20 });
+      allOk(c, 'pod1 → local-none ClusterIP (remote endpoints still serve in-cluster traffic)');
+      onlyPods(c, ['pod2', 'pod3'], 'pod1 → local-none ClusterIP');
+    }));
+
+  it('LoadBalancer IP honours loadBalancerSourceRanges', () =>
+    check('loadbalancer', async () => {
+      const ok = await p(n().ns.client, { host: SVC.lb.ingress, port: SVC.lb.port, count: 20, bind: SVC.lb.allowedSource });
+      allOk(ok, `client ${SVC.lb.allowedSource} → LB ${SVC.lb.ingress}`);
+      onlyPods(ok, ['pod1', 'pod2'], 'allowed source → LB');
+      const denied = await p(n().ns.client, {
+        host: SVC.lb.ingress,
+        port: SVC.lb.port,
+        count: 4,
+        bind: SVC.lb.deniedSource,
+        timeoutMs: 600,
+        concurrency: 4,
+      });
+      if (denied.ok !== 0 || denied.errors['TIMEOUT'] !== 4) fail(`source outside the ranges must be dropped: ${describeProbe(denied)}`);
+    }));
+
+  it('externalIPs are served', () =>
+    check('external-ip', async () => {
+      const r = await p(n().ns.client, { host: SVC.ext.externalIP, port: SVC.ext.port, count: 20 });
+      allOk(r, `client → externalIP ${SVC.ext.externalIP}`);
+      onlyPods(r, ['pod3'], 'client → externalIP');
+    }));
+
+  it('a service without endpoints rejects fast (ECONNREFUSED), ClusterIP and NodePort', () =>
+    check('no-endpoints', async () => {
+      const a = await p(pod(3), { host: SVC.noep.ip, port: SVC.noep.port, count: 5 });
+      if (a.errors['ECONNREFUSED'] !== 5) fail(`pod3 → noep: ${describeProbe(a)}`);
+      if ((a.timing.maxTryMs ?? 0) > 200) fail(`rejections too slow: ${describeProbe(a)}`);
+      const b = await p(n().ns.client, { host: n().nodeIp, port: SVC.noep.nodePort, count: 5 });
+      if (b.errors['ECONNREFUSED'] !== 5) fail(`client → node:30099: ${describeProbe(b)}`);
+      if ((b.timing.maxTryMs ?? 0) > 200) fail(`rejections too slow: ${describeProbe(b)}`);
+    }));
+
+  it('picks up a new manifest without a restart', () =>
+    check('manifest-add', async () => {
+      const pid = proxy?.child.pid;
+      const before = await p(pod(3), { host: SVC.late.ip, port: SVC.late.port, count: 1, timeoutMs: 300 });
+      if (before.ok !== 0) fail(`late service answered before it existed: ${describeProbe(before)}`);
+      const t0 = Date.now();
+      writeLateService(manifests, n());
+      await waitFor(
+        'the late service to answer',
+        async () => {
+          const r = await p(pod(3), { host: SVC.late.ip, port: SVC.late.port, count: 1, timeoutMs: 300 });
+          return r.ok === 1 ? r : undefined;
+        },
+        { timeoutMs: 15_000, intervalMs: 200 },
+      );
+      timings['manifest-add latency'] = Date.now() - t0;
+      const r = await p(pod(3), { host: SVC.late.ip, port: SVC.late.port, count: 10 });
+      allOk(r, 'pod3 → late');
+      onlyPods(r, ['pod3'], 'pod3 → late');
+      if (proxy?.exited() || proxy?.child.pid !== pid) fail('the proxy restarted');
+    }));
+
+  it('UDP endpoint removal clears the stale conntrack flow (same source port moves)', () =>
+    check('udp-stale', async () => {
+      const SPORT = 40_000;
+      const flow = { proto: 'udp' as const, host: SVC.dns.ip, port: SVC.dns.port, sport: SPORT, timeoutMs: 500 };
+      const first = await p(pod(3), { ...flow, count: 3 });
+      allOk(first, 'fixed-sport flow');
+      const pods = Object.keys(first.byPod);
+      if (pods.length !== 1) fail(`one conntrack flow must stay on one endpoint: ${describeProbe(first)}`);
+      const removed = pods[0]!;
+      const remaining = removed === 'pod1' ? 'pod2' : 'pod1';
+      const t0 = Date.now();
+      writeDnsSlice(manifests, n(), [remaining === 'pod1' ? 1 : 2]);
+      let staleAnswers = 0;
+      await waitFor(
+        `the flow to move from ${removed} to ${remaining}`,
+        async () => {
+          const r = await p(pod(3), { ...flow, count: 1 });
+          if (r.byPod[removed]) staleAnswers++;
+          return r.byPod[remaining] ? r : undefined;
+        },
+        { timeoutMs: 4 * SYNC_PERIOD_MS + 4000, intervalMs: 250 },
+      );
+      timings['udp-stale move latency'] = `${Date.now() - t0} ms (${staleAnswers} stale answers meanwhile)`;
+      const after = await p(pod(3), { ...flow, count: 3 });
+      allOk(after, 'fixed-sport flow after the move');
+      onlyPods(after, [remaining], 'fixed-sport flow after the move');
+      const ct = await conntrack(n(), n().ns.node, ['-L', '-p', 'udp', '--orig-dst', SVC.dns.ip]);
+      const removedIp = removed === 'pod1' ? '10.244.1.11' : '10.244.1.12';
+      if (ct.stdout.includes(`src=${removedIp} `)) fail(`conntrack still holds a flow to ${removedIp}:\n${ct.stdout}`);
+    }));
+
+  it(`restores rules flushed behind its back within one sync period (${SYNC_PERIOD_MS} ms + slack)`, () =>
+    check('flush-recovery', async () => {
+      const nd = n();
+      await iptables(nd, nd.ns.node, variant, ['-t', 'nat', '-F']);
+      const chains = kubeChains(await iptablesSave(nd, nd.ns.node, variant, 'nat')).map((c) => c.slice('nat/'.length));
+      for (const c of chains) await iptables(nd, nd.ns.node, variant, ['-t', 'nat', '-X', c]);
+      const t0 = Date.now();
+      const left = kubeChains(await iptablesSave(nd, nd.ns.node, variant, 'nat'));
+      if (left.length > 0) fail(`could not delete ${left.join(' ')}`);
+      await waitFor(
+        'the ClusterIP to work again',
+        async () => {
+          const r = await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 1, timeoutMs: 200 });
+          return r.ok === 1 ? r : undefined;
+        },
+        { timeoutMs: 3 * SYNC_PERIOD_MS + 4000, intervalMs: 100 },
+      );
+      const took = Date.now() - t0;
+      timings['flush recovery latency'] = took;
+      if (took > SYNC_PERIOD_MS + 2500) fail(`rules came back after ${took} ms, want <= ${SYNC_PERIOD_MS} ms + 2.5 s slack`);
+      const r = await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 50 });
+      allOk(r, 'pod3 → web after recovery');
+      const np = await p(n().ns.client, { host: n().nodeIp, port: SVC.web.nodePort, count: 10 });
+      allOk(np, 'client → NodePort after recovery');
+    }));
+
+  it('--cleanup removes every KUBE- chain it created and exits 0', () =>
+    check('cleanup', async () => {
+      const nd = n();
+      const stopped = await proxy!.stop();
+      timings['proxy exit on SIGTERM'] = JSON.stringify(stopped);
+      const r = await runProxyOnce(nd, ['--cleanup', '-v=2'], { env });
+      if (r.code !== 0) fail(`${KUBE_PROXY_BIN} --cleanup exited ${r.code}:\n${r.stderr.slice(-4000)}`);
+      for (const v of IPTABLES_VARIANTS) {
+        const left = kubeChains(await iptablesSave(nd, nd.ns.node, v), [HINT_CHAIN]);
+        if (left.length > 0) fail(`iptables-${v} still has ${left.join(' ')} after --cleanup`);
+      }
+      const t = await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 2, timeoutMs: 300, concurrency: 2 });
+      if (t.ok !== 0) fail(`the ClusterIP still answers after --cleanup: ${describeProbe(t)}`);
+    }));
+});
+
+if (!pre.run) {
+  it('iptables datapath e2e skipped (not root or no ip netns)', () => undefined);
+}

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'proxy', preset: '../../jest.preset.js' };

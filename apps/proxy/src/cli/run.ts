@@ -1,0 +1,212 @@
+import { writeFile } from 'node:fs/promises';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import {
+  CLOCK,
+  COMMAND_EXECUTOR,
+  ConfigError,
+  ExecaCommandExecutor,
+  FlagError,
+  HOST_FS,
+  LOGGER,
+  NodeHostFs,
+  PROVIDER,
+  PROXY_CONTEXT,
+  ProcSysctl,
+  SYSCTL,
+  createLogger,
+  detectHostCapabilities,
+  encodeConfiguration,
+  formatHelp,
+  parseFlags,
+  systemClock,
+  type BackendPlugin,
+  type CommandExecutor,
+  type HostCapabilities,
+  type KubeProxyConfiguration,
+  type Logger,
+  type ParsedFlags,
+  type Provider,
+  type ProxyContext,
+  type TextSink,
+} from '@kube-proxy/core';
+import { BUILTIN_BACKENDS } from '../registry/builtin-backends.js';
+import { BackendRegistry, PluginContractError } from '../registry/backend-registry.js';
+import { loadPluginModule } from '../registry/load-plugin.js';
+import { ModeSelectionError, selectMode } from '../mode/select-mode.js';
+import { ManifestSource } from '../sources/manifests/manifest-source.js';
+import { resolveNodeIPs, resolveNodeName } from '../node/node-identity.js';
+import { proxiedFamilies } from '../node/families.js';
+import { DryRunGuardExecutor } from './dry-run-guard.js';
+import { InvalidConfigurationError, loadConfiguration } from './load-configuration.js';
+import { onceTerminated } from './signals.js';
+import { versionLine } from './version.js';
+
+/** Where the CLI writes: stdout only for --dry-run output (and --help/--version), stderr for logs. */
+export interface CliIO {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+}
+
+/** Runs the kube-proxy command line and resolves with the process exit code. */
+export async function runCli(argv: readonly string[], io: CliIO = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const fail = (message: string, code = 1): number => {
+    io.stderr.write(`kube-proxy: ${message}\n`);
+    return code;
+  };
+
+  let parsed: ParsedFlags;
+  let config: KubeProxyConfiguration;
+  try {
+    parsed = parseFlags(argv);
+    if (parsed.options.help) {
+      io.stdout.write(formatHelp());
+      return 0;
+    }
+    if (parsed.options.version) {
+      io.stdout.write(versionLine() + '\n');
+      return 0;
+    }
+    config = await loadConfiguration(parsed);
+  } catch (err) {
+    if (err instanceof FlagError) return fail(`${err.message} (see --help)`);
+    if (err instanceof ConfigError) return fail(`invalid configuration: ${err.describe()}`);
+    if (err instanceof InvalidConfigurationError) return fail(err.message);
+    throw err;
+  }
+
+  if (parsed.options.writeConfigTo) {
+    await writeFile(parsed.options.writeConfigTo, encodeConfiguration(config));
+    io.stderr.write(`kube-proxy: wrote configuration to ${parsed.options.writeConfigTo}\n`);
+    return 0;
+  }
+
+  const logger = createLogger({ verbosity: config.logging.verbosity, format: config.logging.format, stream: io.stderr });
+  for (const w of parsed.warnings) logger.warn(w);
+  try {
+    return await runProxy(parsed, config, logger, io);
+  } catch (err) {
+    if (err instanceof ModeSelectionError) return fail(err.message, err.exitCode);
+    if (err instanceof PluginContractError) return fail(err.message);
+    logger.error('kube-proxy failed', { err: (err as Error).stack ?? String(err) });
+    return 1;
+  }
+}
+
+async function runProxy(parsed: ParsedFlags, config: KubeProxyConfiguration, logger: Logger, io: CliIO): Promise<number> {
+  const { options } = parsed;
+  logger.info(versionLine());
+
+  const realExecutor = new ExecaCommandExecutor();
+  const executor: CommandExecutor = options.dryRun ? new DryRunGuardExecutor(realExecutor) : realExecutor;
+  const hostFs = new NodeHostFs();
+  const host = await detectHostCapabilities(hostFs, executor, logger);
+  logger.verbose('Host capabilities', { host });
+
+  const registry = new BackendRegistry();
+  for (const b of BUILTIN_BACKENDS) registry.register(b, `built-in backend ${b.name}`);
+  for (const spec of config.backendPlugins) {
+    const plugin = registry.register(await loadPluginModule(spec), `--backend-plugin=${spec}`);
+    logger.info('Loaded backend plugin', { module: spec, mode: plugin.name, version: plugin.version });
+  }
+
+  const base = rootContainer.createChildContainer();
+  base.register(LOGGER, { useValue: logger });
+  base.register(CLOCK, { useValue: systemClock });
+  base.register(COMMAND_EXECUTOR, { useValue: executor });
+  base.register(SYSCTL, { useValue: new ProcSysctl() });
+  base.register(HOST_FS, { useValue: hostFs });
+
+  const nodeName = resolveNodeName(config.hostnameOverride);
+  if (options.cleanup) return cleanupAll(registry, base, config, nodeName, host, logger);
+
+  if (!options.manifests) {
+    // The API-server source (informers) is tracked separately; refuse clearly instead of idling.
+    throw new ModeSelectionError(
+      'no --manifests given: this build of kube-proxy-ts reads Services/EndpointSlices/Nodes only from manifests (API server support is not implemented yet)',
+      1,
+    );
+  }
+  const source = new ManifestSource({
+    path: options.manifests,
+    nodeName,
+    serviceProxyName: options.serviceProxyName ?? '',
+    logger: logger.child({ source: 'manifests' }),
+  });
+  await source.loadInitial();
+  logger.info('Loaded manifests', { path: options.manifests, ...source.counts() });
+
+  const node = source.node();
+  if (!node) logger.warn('This node was not found in the manifests', { node: nodeName });
+  const { primary, ips } = resolveNodeIPs(config.bindAddress, node, logger);
+  const families = proxiedFamilies({ primary, nodeIPs: ips, clusterCIDR: config.clusterCIDR, dryRun: options.dryRun, host });
+
+  const plugin = await selectMode({ requested: config.mode, registry, host, logger, dryRun: options.dryRun });
+  const sink: TextSink = { write: (text) => void io.stdout.write(text) };
+  const context: ProxyContext = { config, nodeName, nodeIPs: ips, families, dryRun: options.dryRun, dryRunSink: sink, host };
+  logger.info('Starting proxier', { mode: plugin.name, node: nodeName, nodeIPs: ips, families, dryRun: options.dryRun });
+
+  const scope = base.createChildContainer();
+  scope.register(PROXY_CONTEXT, { useValue: context });
+  await plugin.register(scope, context);
+  const provider = scope.resolve<Provider>(PROVIDER);
+
+  const terminated = onceTerminated();
+  source.start({ services: provider, endpointSlices: provider, node: provider });
+  const loop = provider.syncLoop();
+  const stopAll = () => {
+    source.stop();
+    provider.stop();
+    terminated.dispose();
+  };
+
+  const outcome = await Promise.race([
+    loop.then(() => 'loop-ended' as const),
+    terminated.promise.then((s) => s),
+    options.once ? provider.firstSync().then(() => 'synced' as const) : new Promise<never>(() => undefined),
+  ]);
+  stopAll();
+  await loop.catch(() => undefined);
+  if (outcome === 'synced') {
+    logger.info('First sync done; exiting because of --once');
+  } else if (outcome === 'loop-ended') {
+    logger.error('Sync loop ended unexpectedly');
+    return 1;
+  } else {
+    // Rules stay in place: a restarting proxy must not interrupt traffic.
+    logger.info('Received signal, shutting down; programmed rules are left in place', { signal: outcome });
+  }
+  return 0;
+}
+
+async function cleanupAll(
+  registry: BackendRegistry,
+  base: DependencyContainer,
+  config: KubeProxyConfiguration,
+  nodeName: string,
+  host: HostCapabilities,
+  logger: Logger,
+): Promise<number> {
+  const context: ProxyContext = {
+    config,
+    nodeName,
+    nodeIPs: {},
+    families: ['IPv4', 'IPv6'],
+    dryRun: false,
+    dryRunSink: { write: () => undefined },
+    host,
+  };
+  let failed = false;
+  const withCleanup: BackendPlugin[] = registry.all().filter((b) => typeof b.cleanup === 'function');
+  for (const b of withCleanup) {
+    const scope = base.createChildContainer();
+    scope.register(PROXY_CONTEXT, { useValue: context });
+    try {
+      await b.cleanup!(scope, context);
+      logger.info('Cleaned up backend', { mode: b.name });
+    } catch (err) {
+      failed = true;
+      logger.error('Cleanup failed', { mode: b.name, err: (err as Error).message });
+    }
+  }
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,15 @@
+// reflect-metadata must load before tsyringe is imported anywhere.
+import 'reflect-metadata';
+import { runCli } from './cli/run.js';
+
+runCli(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+    // Timers and watchers are unref'd or closed; a leftover handle must not keep a finished run alive.
+    setTimeout(() => process.exit(code), 1000).unref();
+  },
+  (err: unknown) => {
+    process.stderr.write(`kube-proxy: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

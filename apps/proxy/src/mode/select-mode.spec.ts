@@ -1,0 +1,85 @@
+import { BACKEND_PLUGIN_API_VERSION, nullLogger, type BackendPlugin, type HostCapabilities, type Logger } from '@kube-proxy/core';
+import { BackendRegistry, PluginContractError } from '../registry/backend-registry.js';
+import { ModeSelectionError, selectMode } from './select-mode.js';
+
+function host(ipvs: boolean): HostCapabilities {
+  const t = { present: true, version: '1' };
+  return {
+    kernelRelease: '6.1.0',
+    ipvs: { available: ipvs, reason: ipvs ? 'ip_vs in modules.builtin' : 'CONFIG_IP_VS is not set' },
+    nftables: { available: true, reason: '' },
+    tools: { iptables: t, ip6tables: t, ipset: t, ipvsadm: t, nft: t, conntrack: t },
+    iptablesVariant: 'nft',
+    iptablesVariantReason: '',
+    iptablesRandomFully: true,
+  };
+}
+
+const backend = (name: string, usable: (h: HostCapabilities) => boolean): BackendPlugin => ({
+  apiVersion: BACKEND_PLUGIN_API_VERSION,
+  name,
+  version: '1.0.0',
+  detect: (h) => ({ usable: usable(h), reason: `${name} verdict` }),
+  register: () => undefined,
+});
+
+function registry(): BackendRegistry {
+  const r = new BackendRegistry();
+  r.register(backend('iptables', () => true), 'builtin');
+  r.register(backend('ipvs', (h) => h.ipvs.available), 'builtin');
+  r.register(backend('userspace', () => true), 'builtin');
+  return r;
+}
+
+describe('selectMode', () => {
+  const infos: Array<[string, unknown]> = [];
+  const logger: Logger = { ...nullLogger, info: (m, meta) => void infos.push([m, meta]), child: () => logger };
+  beforeEach(() => (infos.length = 0));
+
+  it('auto picks ipvs when the kernel supports it', async () => {
+    const p = await selectMode({ requested: '', registry: registry(), host: host(true), logger, dryRun: false });
+    expect(p.name).toBe('ipvs');
+  });
+
+  it('auto falls back to iptables and logs why IPVS was not chosen', async () => {
+    const p = await selectMode({ requested: 'auto', registry: registry(), host: host(false), logger, dryRun: false });
+    expect(p.name).toBe('iptables');
+    expect(JSON.stringify(infos)).toContain('ipvs verdict');
+  });
+
+  it('an unknown mode fails with exit code 2 and lists the registered modes', async () => {
+    const err = await selectMode({ requested: 'bpf', registry: registry(), host: host(false), logger, dryRun: false }).catch((e) => e);
+    expect(err).toBeInstanceOf(ModeSelectionError);
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toBe('unknown proxy mode "bpf"; registered modes: iptables, ipvs, userspace');
+  });
+
+  it('an explicitly requested but unusable mode fails with exit code 1 and the reason', async () => {
+    const err = await selectMode({ requested: 'ipvs', registry: registry(), host: host(false), logger, dryRun: false }).catch((e) => e);
+    expect(err.exitCode).toBe(1);
+    expect(err.message).toContain('ipvs verdict');
+  });
+
+  it('--dry-run renders even when the backend could not run on this host', async () => {
+    const p = await selectMode({ requested: 'ipvs', registry: registry(), host: host(false), logger, dryRun: true });
+    expect(p.name).toBe('ipvs');
+  });
+});
+
+describe('BackendRegistry', () => {
+  it('refuses a plugin speaking another contract version, naming both versions', () => {
+    const r = new BackendRegistry();
+    expect(() => r.register({ ...backend('x', () => true), apiVersion: 'kube-proxy.backend/v0' }, 'my-plugin')).toThrow(
+      new PluginContractError('my-plugin: unsupported backend plugin apiVersion "kube-proxy.backend/v0"; this kube-proxy supports "kube-proxy.backend/v1"'),
+    );
+  });
+
+  it('refuses malformed plugins and duplicate names', () => {
+    const r = new BackendRegistry();
+    expect(() => r.register(42, 'p')).toThrow(/does not export a backend plugin object/);
+    expect(() => r.register({ ...backend('x', () => true), detect: undefined }, 'p')).toThrow(/no detect\(\)/);
+    expect(() => r.register({ ...backend('Bad Name', () => true) }, 'p')).toThrow(/must match/);
+    r.register(backend('x', () => true), 'a');
+    expect(() => r.register(backend('x', () => true), 'b')).toThrow(/already registered/);
+  });
+});

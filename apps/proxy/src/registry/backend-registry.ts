@@ -1,0 +1,66 @@
+import { BACKEND_PLUGIN_API_VERSION, type BackendPlugin } from '@kube-proxy/core';
+
+/** Raised when a plugin object does not honour the backend contract. */
+export class PluginContractError extends Error {}
+
+/**
+ * The set of proxy modes this process can run. Backends are added explicitly by the composition root
+ * (built-ins first, then --backend-plugin modules); nothing registers itself on import.
+ */
+export class BackendRegistry {
+  private readonly backends = new Map<string, BackendPlugin>();
+
+  register(plugin: unknown, origin: string): BackendPlugin {
+    const checked = checkPluginShape(plugin, origin);
+    const existing = this.backends.get(checked.name);
+    if (existing) {
+      throw new PluginContractError(
+        `${origin}: a backend named "${checked.name}" is already registered (version ${existing.version})`,
+      );
+    }
+    this.backends.set(checked.name, checked);
+    return checked;
+  }
+
+  get(name: string): BackendPlugin | undefined {
+    return this.backends.get(name);
+  }
+
+  names(): string[] {
+    return [...this.backends.keys()].sort();
+  }
+
+  all(): BackendPlugin[] {
+    return [...this.backends.values()];
+  }
+}
+
+function checkPluginShape(value: unknown, origin: string): BackendPlugin {
+  if (typeof value !== 'object' || value === null) {
+    throw new PluginContractError(`${origin}: does not export a backend plugin object`);
+  }
+  const p = value as Record<string, unknown>;
+  if (p['apiVersion'] !== BACKEND_PLUGIN_API_VERSION) {
+    throw new PluginContractError(
+      `${origin}: unsupported backend plugin apiVersion ${JSON.stringify(p['apiVersion'])}; ` +
+        `this kube-proxy supports "${BACKEND_PLUGIN_API_VERSION}"`,
+    );
+  }
+  for (const field of ['name', 'version'] as const) {
+    if (typeof p[field] !== 'string' || p[field] === '') {
+      throw new PluginContractError(`${origin}: backend plugin field "${field}" must be a non-empty string`);
+    }
+  }
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(p['name'] as string)) {
+    throw new PluginContractError(`${origin}: backend plugin name ${JSON.stringify(p['name'])} must match [a-z0-9-]+`);
+  }
+  for (const fn of ['detect', 'register'] as const) {
+    if (typeof p[fn] !== 'function') {
+      throw new PluginContractError(`${origin}: backend plugin "${String(p['name'])}" has no ${fn}() function`);
+    }
+  }
+  if (p['cleanup'] !== undefined && typeof p['cleanup'] !== 'function') {
+    throw new PluginContractError(`${origin}: backend plugin "${String(p['name'])}" cleanup must be a function`);
+  }
+  return value as BackendPlugin;
+}

@@ -1,0 +1,46 @@
+import type { ManifestObject } from './parse-manifests.js';
+
+export type ProxiedKind = 'Service' | 'EndpointSlice' | 'Node';
+
+/** Which apiVersion each kind must carry: the versions the proxy's informers watch. */
+const API_VERSIONS: Record<ProxiedKind, string> = {
+  Service: 'v1',
+  EndpointSlice: 'discovery.k8s.io/v1',
+  Node: 'v1',
+};
+
+export type ClassifiedObject =
+  | { readonly ok: true; readonly kind: ProxiedKind; readonly key: string; readonly object: ManifestObject }
+  | { readonly ok: false; readonly ignored: true }
+  | { readonly ok: false; readonly ignored: false; readonly error: string };
+
+/**
+ * Decides whether a manifest object is one the proxy consumes and gives it a stable identity
+ * (`kind/namespace/name`). Objects of other kinds (Deployments, ConfigMaps, …) are ignored quietly;
+ * a Service/EndpointSlice/Node without a usable name or with the wrong apiVersion is an error to log.
+ */
+export function classifyObject(obj: ManifestObject): ClassifiedObject {
+  const kind = obj.kind;
+  if (kind !== 'Service' && kind !== 'EndpointSlice' && kind !== 'Node') {
+    if (typeof kind === 'string') return { ok: false, ignored: true };
+    return { ok: false, ignored: false, error: 'object has no "kind"' };
+  }
+  if (obj.apiVersion !== API_VERSIONS[kind]) {
+    return { ok: false, ignored: false, error: `${kind} must have apiVersion ${API_VERSIONS[kind]}, got ${JSON.stringify(obj.apiVersion)}` };
+  }
+  const md = obj.metadata;
+  if (typeof md !== 'object' || md === null || typeof md.name !== 'string' || md.name === '') {
+    return { ok: false, ignored: false, error: `${kind} has no metadata.name` };
+  }
+  if (md.namespace !== undefined && typeof md.namespace !== 'string') {
+    return { ok: false, ignored: false, error: `${kind} ${md.name}: metadata.namespace must be a string` };
+  }
+  if (md.labels !== undefined && (typeof md.labels !== 'object' || md.labels === null || Array.isArray(md.labels))) {
+    return { ok: false, ignored: false, error: `${kind} ${md.name}: metadata.labels must be a map` };
+  }
+  if (kind === 'Node') return { ok: true, kind, key: `Node/${md.name}`, object: obj };
+  // Like kubectl apply, a namespaced object without a namespace lands in "default".
+  const namespace = (md.namespace as string | undefined) || 'default';
+  const object = md.namespace ? obj : { ...obj, metadata: { ...md, namespace } };
+  return { ok: true, kind, key: `${kind}/${namespace}/${md.name}`, object };
+}

@@ -1,0 +1,48 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseManifestText, type ManifestObject } from './parse-manifests.js';
+
+const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
+
+/** The outcome of reading one manifest file. */
+export type FileReadResult =
+  | { readonly ok: true; readonly objects: ManifestObject[]; readonly signature: string }
+  | { readonly ok: false; readonly error: string; readonly signature: string };
+
+/**
+ * Lists manifest files under `path` (a file, or a directory searched recursively, sorted so that
+ * delivery order is deterministic). Hidden files and directories (editor swap files, `..data`
+ * symlink farms of ConfigMap volumes are followed via their visible names) are skipped.
+ */
+export async function listManifestFiles(path: string): Promise<string[]> {
+  const st = await stat(path);
+  if (st.isFile()) return [path];
+  const files: string[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    if (depth > 8) return; // a symlink loop must not hang startup
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue;
+      const full = join(dir, e.name);
+      const isDir = e.isDirectory() || (e.isSymbolicLink() && (await stat(full).catch(() => undefined))?.isDirectory());
+      if (isDir) await walk(full, depth + 1);
+      else if (MANIFEST_EXTENSIONS.some((ext) => e.name.endsWith(ext))) files.push(full);
+    }
+  };
+  await walk(path, 0);
+  return files;
+}
+
+/** Reads and parses one file; never throws. The signature changes when the file's content may have. */
+export async function readManifestFile(file: string): Promise<FileReadResult> {
+  let signature = '';
+  try {
+    const st = await stat(file);
+    signature = `${st.mtimeMs}:${st.size}:${st.ino}`;
+    const text = await readFile(file, 'utf8');
+    return { ok: true, objects: parseManifestText(text, file), signature };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message, signature };
+  }
+}

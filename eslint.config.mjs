@@ -1,0 +1,44 @@
+import nx from '@nx/eslint-plugin';
+
+// Module boundaries are the architecture: core depends on no workspace library; a backend depends on
+// core only (through its public index); the app is the only composition root; tools may use anything
+// but nothing ships depending on tools.
+export default [
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  ...nx.configs['flat/javascript'],
+  { ignores: ['**/dist', '**/out-tsc', '**/node_modules', '**/*.cjs', 'bin/**'] },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: true,
+          banTransitiveDependencies: true,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'type:core', onlyDependOnLibsWithTags: [] },
+            { sourceTag: 'type:backend', onlyDependOnLibsWithTags: ['type:core'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:backend'] },
+            { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:core', 'type:backend'] },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Backends may import only core's public entry point, never its files.
+    files: ['libs/backend-*/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/core/*', '**/core/src/**', '@kube-proxy/backend-*'] }],
+    },
+  },
+  {
+    files: ['libs/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'] }],
+    },
+  },
+];

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'backend-iptables', preset: '../../jest.preset.js' };

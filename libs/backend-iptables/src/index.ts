@@ -1,0 +1,45 @@
+/**
+ * Public API of @kube-proxy/backend-iptables: the iptables proxy-mode plugin, the pure rule renderer,
+ * and the iptables utilities (runner, in-memory tables) other backends reuse.
+ */
+import { iptablesBackend } from './plugin.js';
+
+export { iptablesBackend, createIptablesProvider } from './plugin.js';
+export default iptablesBackend;
+
+// The renderer's public API.
+export * from './render/index.js';
+
+// iptables utilities.
+export { Iptables, iptablesBinaries, WAIT_ARGS } from './iptables/iptables-runner.js';
+export type { IptablesBinaries, IptablesOptions } from './iptables/iptables-runner.js';
+export type { IptablesInterface, RestoreOptions, RulePosition, Table } from './iptables/types.js';
+export {
+  extractLines,
+  IptablesError,
+  IptablesRestoreError,
+  isNotFoundError,
+  isResourceError,
+  parseRestoreErrorLine,
+} from './iptables/errors.js';
+export type { PayloadLine } from './iptables/errors.js';
+export { chainsFromSave, joinArgs, quoteArg, ruleTarget, tokenize } from './iptables/rule-text.js';
+export {
+  BUILTIN_CHAINS,
+  InMemoryRestoreError,
+  InMemoryTables,
+  InMemoryTablesError,
+} from './dry-run/in-memory-tables.js';
+export type { InMemoryRestoreOptions, InMemoryRule } from './dry-run/in-memory-tables.js';
+export { DryRunIptables } from './dry-run/dry-run-iptables.js';
+
+// Proxier pieces.
+export { IptablesProxier, FULL_SYNC_PERIOD_MS } from './proxier/iptables-proxier.js';
+export type { IptablesProxierOptions, IptablesProxierStats } from './proxier/iptables-proxier.js';
+export { DualStackProvider } from './proxier/dual-stack-provider.js';
+export { CanaryMonitor, IPTABLES_FLUSH_POLL_MS, IPTABLES_FLUSH_TIMEOUT_MS } from './proxier/canary-monitor.js';
+export { selectLocalDetector } from './proxier/local-detector.js';
+export { parseNodePortAddresses, resolveNodePortAddresses } from './proxier/node-port-addresses.js';
+export type { NodePortAddresses, NodePortAddressSelection } from './proxier/node-port-addresses.js';
+export { ConntrackCleaner, endpointIP, NO_CONNECTION_TO_DELETE } from './conntrack/conntrack-cleaner.js';
+export { cleanupAllIptables, cleanupIptables, OWNED_CHAINS } from './cleanup.js';

@@ -1,0 +1,42 @@
+import type { IPFamily } from '@kube-proxy/core';
+
+/** The iptables tables this backend touches. */
+export type Table = 'filter' | 'nat' | 'mangle';
+
+/** Where ensureRule puts a missing rule: `-I` (first) or `-A` (last), as upstream's RulePosition. */
+export type RulePosition = '-I' | '-A';
+
+export interface RestoreOptions {
+  /** `--noflush`: leave chains and tables not named in the payload alone. */
+  readonly noFlush: boolean;
+  /** `--counters`: keep the `[packets:bytes]` given in the payload. */
+  readonly counters: boolean;
+}
+
+/**
+ * One family's iptables as the proxier uses it: upstream's utiliptables.Interface, reduced to what
+ * kube-proxy's iptables mode calls. Implemented by `Iptables` (the host's binaries) and
+ * `DryRunIptables` (an in-memory model), so the proxier's code path is the same in both.
+ * Failures are thrown as `IptablesError` / `IptablesRestoreError`.
+ */
+export interface IptablesInterface {
+  readonly family: IPFamily;
+  /** A short description for logs: `iptables-nft`, `ip6tables-legacy`, `dry-run`. */
+  readonly description: string;
+  /** `iptables-restore -w 5 [--noflush] [--counters]` with the payload on stdin. */
+  restore(payload: string, options: RestoreOptions): Promise<void>;
+  /** `iptables-save -t TABLE`: the table in iptables-save form ("" when the table does not exist). */
+  saveTable(table: Table): Promise<string>;
+  /** Creates the chain if missing. Resolves true when it already existed. */
+  ensureChain(table: Table, chain: string): Promise<boolean>;
+  /** Checks with `-C`; adds at `position` when missing. Resolves true when the rule already existed. */
+  ensureRule(position: RulePosition, table: Table, chain: string, args: readonly string[]): Promise<boolean>;
+  /** Deletes the rule when present (checked with `-C` first); absent is not an error. */
+  deleteRule(table: Table, chain: string, args: readonly string[]): Promise<void>;
+  /** Flushes the chain; fails when it does not exist. */
+  flushChain(table: Table, chain: string): Promise<void>;
+  /** Deletes the chain; fails when it does not exist, is not empty or is referenced. */
+  deleteChain(table: Table, chain: string): Promise<void>;
+  /** Whether the chain exists. Throws when that cannot be told (lock contention, missing binary). */
+  chainExists(table: Table, chain: string): Promise<boolean>;
+}

@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import type { BackendPlugin, Provider } from '@kube-proxy/core';
+import {
+  BACKEND_PLUGIN_API_VERSION,
+  CLOCK,
+  COMMAND_EXECUTOR,
+  FakeClock,
+  FakeCommandExecutor,
+  FakeSysctl,
+  LOGGER,
+  PROVIDER,
+  RecordingLogger,
+  SYSCTL,
+} from '@kube-proxy/core';
+import defaultExport, { iptablesBackend } from './index.js';
+import { DualStackProvider } from './proxier/dual-stack-provider.js';
+import { IptablesProxier } from './proxier/iptables-proxier.js';
+import { context, HOST, service, settle, slice } from './proxier/testing/proxier-fixtures.js';
+
+type Container = Parameters<BackendPlugin['register']>[0];
+
+function fakeContainer(executor = new FakeCommandExecutor()) {
+  const values = new Map<unknown, unknown>([
+    [LOGGER, new RecordingLogger()],
+    [CLOCK, new FakeClock()],
+    [COMMAND_EXECUTOR, executor],
+    [SYSCTL, new FakeSysctl()],
+  ]);
+  const container = {
+    resolve: (token: unknown) => {
+      if (!values.has(token)) throw new Error(`unregistered ${String(token)}`);
+      return values.get(token);
+    },
+    register: (token: unknown, provider: { useValue: unknown }) => {
+      values.set(token, provider.useValue);
+      return container;
+    },
+  };
+  return { container: container as unknown as Container, values, executor };
+}
+
+describe('iptablesBackend', () => {
+  it('is the default export and declares the contract version, name and package version', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(defaultExport).toBe(iptablesBackend);
+    expect(iptablesBackend.apiVersion).toBe(BACKEND_PLUGIN_API_VERSION);
+    expect(iptablesBackend.name).toBe('iptables');
+    expect(iptablesBackend.version).toBe(pkg.version);
+  });
+
+  it('detect: usable when an iptables binary exists, naming variant and version', async () => {
+    const ok = await iptablesBackend.detect(HOST);
+    expect(ok.usable).toBe(true);
+    expect(ok.reason).toContain('1.8.9');
+    expect(ok.reason).toContain('nft');
+    const none = await iptablesBackend.detect({
+      ...HOST,
+      tools: { ...HOST.tools, iptables: { present: false } },
+      iptablesVariant: undefined,
+      iptablesVariantReason: 'no iptables binary in PATH',
+    });
+    expect(none.usable).toBe(false);
+    expect(none.reason).toContain('no iptables binary');
+  });
+
+  it('register: one family → an IptablesProxier under PROVIDER', async () => {
+    const { container, values } = fakeContainer();
+    await iptablesBackend.register(container, context({ dryRun: false }));
+    expect(values.get(PROVIDER)).toBeInstanceOf(IptablesProxier);
+  });
+
+  it('register: no iptables binary is an error outside dry-run, fine in dry-run', async () => {
+    const host = { ...HOST, iptablesVariant: undefined };
+    const { container, values } = fakeContainer();
+    expect(() => iptablesBackend.register(container, context({ dryRun: false, host }))).toThrow(/no usable iptables/);
+    await iptablesBackend.register(container, context({ dryRun: true, host }));
+    expect(values.get(PROVIDER)).toBeInstanceOf(IptablesProxier);
+  });
+
+  it('register: two families → a DualStackProvider fanning events out; dry-run output tags the family', async () => {
+    const ctx = context({ families: ['IPv4', 'IPv6'], config: { clusterCIDR: '10.244.0.0/16,fd00:244::/56' } });
+    const { container, values } = fakeContainer();
+    await iptablesBackend.register(container, ctx);
+    const provider = values.get(PROVIDER) as Provider;
+    expect(provider).toBeInstanceOf(DualStackProvider);
+    const [v4, v6] = (provider as DualStackProvider).providers as [IptablesProxier, IptablesProxier];
+    expect([v4.family, v6.family]).toEqual(['IPv4', 'IPv6']);
+
+    const ports = [{ name: 'http', port: 80, protocol: 'TCP' as const, targetPort: 8080 }];
+    const loop = provider.syncLoop();
+    provider.onServiceAdd(service('ns', 'web4', '10.96.0.10', ports));
+    provider.onServiceAdd(service('ns', 'web6', 'fd00:96::10', ports));
+    provider.onEndpointSliceAdd(slice('ns', 'web4', 'web4-1', ports, ['10.244.1.11']));
+    provider.onEndpointSliceAdd(slice('ns', 'web6', 'web6-1', ports, ['fd00:244::11']));
+    provider.onServicesSynced();
+    provider.onEndpointSlicesSynced();
+    await settle();
+    await expect(provider.firstSync()).resolves.toBeUndefined();
+    expect(v4.state.serviceMap.size).toBe(1);
+    expect(v6.state.serviceMap.size).toBe(1);
+    const out = ctx.dryRunSink.text;
+    expect(out).toMatch(/^# sync 1 full \S+ IPv4\n/m);
+    expect(out).toMatch(/^# sync 1 full \S+ IPv6\n/m);
+    expect(out).toContain('-d fd00:96::10');
+    provider.stop();
+    await loop;
+  });
+
+  it('cleanup: removes rules of every variant present, and nothing in dry-run', async () => {
+    const exec = new FakeCommandExecutor()
+      .on({ command: 'iptables-nft', args: ['--version'] }, { stdout: 'iptables v1.8.9 (nf_tables)\n' })
+      .on({ command: 'iptables-nft-save' }, { stdout: '' });
+    const { container } = fakeContainer(exec);
+    await iptablesBackend.cleanup!(container, context({ dryRun: true }));
+    expect(exec.calls).toHaveLength(0);
+    await iptablesBackend.cleanup!(container, context({ dryRun: false }));
+    expect(exec.commandLines()).toEqual([
+      'iptables-nft --version',
+      'iptables-nft-save -t filter',
+      'iptables-nft-save -t nat',
+      'iptables-nft-save -t mangle',
+      'ip6tables-nft --version',
+      'iptables-legacy --version',
+      'ip6tables-legacy --version',
+    ]);
+  });
+});

@@ -1,0 +1,548 @@
+import { networkInterfaces as osNetworkInterfaces } from 'node:os';
+import type { V1EndpointSlice, V1Node, V1Service } from './k8s-types.js';
+import type {
+  AppliedChanges,
+  Clock,
+  CommandExecutor,
+  EndpointsMap,
+  IPFamily,
+  LocalTrafficDetector,
+  Logger,
+  Provider,
+  ProxyContext,
+  ServicePortMap,
+  Sysctl,
+} from '@kube-proxy/core';
+import { BoundedFrequencyRunner, ProxyState, parseDuration } from '@kube-proxy/core';
+import { ConntrackCleaner } from '../conntrack/conntrack-cleaner.js';
+import type { InMemoryTables } from '../dry-run/in-memory-tables.js';
+import { extractLines, IptablesRestoreError } from '../iptables/errors.js';
+import { chainsFromSave } from '../iptables/rule-text.js';
+import type { IptablesInterface } from '../iptables/types.js';
+import type { RenderResult } from '../render/index.js';
+import {
+  ChainNameCache,
+  JUMP_CHAINS,
+  jumpRuleArgs,
+  KUBELET_JUMP_CHAINS,
+  LARGE_CLUSTER_ENDPOINTS_THRESHOLD,
+  renderRuleset,
+} from '../render/index.js';
+import { CanaryMonitor } from './canary-monitor.js';
+import { sameLocalDetector, selectLocalDetector } from './local-detector.js';
+import type { NetworkInterfaces, NodePortAddresses } from './node-port-addresses.js';
+import { parseNodePortAddresses, resolveNodePortAddresses } from './node-port-addresses.js';
+
+/** Upstream's proxyutil.FullSyncPeriod: a full resync at least this often. */
+export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
+/** Upstream's burstSyncs. */
+export const BURST_SYNCS = 2;
+
+export const SYSCTL_ROUTE_LOCALNET = 'net/ipv4/conf/all/route_localnet';
+export const SYSCTL_NF_CONNTRACK_TCP_BE_LIBERAL = 'net/netfilter/nf_conntrack_tcp_be_liberal';
+
+/** Counters of one proxier (the iptables-mode metrics upstream exports, kept here until core has a metrics port). */
+export interface IptablesProxierStats {
+  /** Successful syncs (full + partial). */
+  syncs: number;
+  fullSyncs: number;
+  partialSyncs: number;
+  /** sync_proxy_rules_iptables_restore_failures_total */
+  restoreFailures: number;
+  /** sync_proxy_rules_iptables_partial_restore_failures_total */
+  partialRestoreFailures: number;
+  /** Failed syncs for any reason (jump rules, restore, unexpected errors). */
+  failedSyncs: number;
+  /** Flushes the canary monitor detected. */
+  flushesDetected: number;
+  /** Duration of the last sync attempt (ms, by the injected clock). */
+  lastSyncDurationMs: number;
+  /** When the last successful sync finished (ms since epoch), 0 before the first. */
+  lastSuccessfulSyncTime: number;
+  /** sync_proxy_rules_iptables_last{table}: rules written in the last successful sync. */
+  filterRulesLast: number;
+  natRulesLast: number;
+  /** sync_proxy_rules_iptables_total{table=nat} */
+  natRulesTotal: number;
+  staleChainsDeleted: number;
+  /** sync_proxy_rules_no_local_endpoints_total */
+  noLocalEndpoints: { internal: number; external: number };
+  largeClusterMode: boolean;
+}
+
+export interface IptablesProxierOptions {
+  readonly family: IPFamily;
+  readonly context: ProxyContext;
+  readonly iptables: IptablesInterface;
+  readonly executor: CommandExecutor;
+  readonly sysctl: Sysctl;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** os.networkInterfaces, injected for tests. */
+  readonly networkInterfaces?: NetworkInterfaces;
+  /** --dry-run: the in-memory tables behind `iptables`, printed to context.dryRunSink after each sync. */
+  readonly dryRunTables?: InMemoryTables;
+  /** Append the family to the dry-run header (two proxiers share one sink). */
+  readonly tagDryRunOutput?: boolean;
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (err: Error) => void;
+  settled: boolean;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (err: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Nobody may be waiting; a rejection on stop() must not become an unhandled rejection.
+  promise.catch(() => undefined);
+  const d: Deferred = {
+    promise,
+    settled: false,
+    resolve: () => {
+      d.settled = true;
+      resolve();
+    },
+    reject: (err) => {
+      d.settled = true;
+      reject(err);
+    },
+  };
+  return d;
+}
+
+function podCIDRsOf(node: V1Node): string[] {
+  const cidrs = node.spec?.podCIDRs ?? [];
+  if (cidrs.length > 0) return [...cidrs];
+  return node.spec?.podCIDR ? [node.spec.podCIDR] : [];
+}
+
+function countEndpoints(serviceMap: ServicePortMap, endpointsMap: EndpointsMap): number {
+  let total = 0;
+  for (const key of serviceMap.keys()) total += endpointsMap.get(key)?.length ?? 0;
+  return total;
+}
+
+/**
+ * The iptables proxier of one IP family: upstream's pkg/proxy/iptables Proxier.syncProxyRules flow
+ * around the pure renderer — jump rules, full/partial syncs, stale-chain deletion, one
+ * iptables-restore per sync, retry and full resync after failures, canary-driven resync after a
+ * flush, conntrack cleanup, and --dry-run output.
+ */
+export class IptablesProxier implements Provider {
+  readonly family: IPFamily;
+  readonly state: ProxyState;
+  readonly stats: IptablesProxierStats = {
+    syncs: 0,
+    fullSyncs: 0,
+    partialSyncs: 0,
+    restoreFailures: 0,
+    partialRestoreFailures: 0,
+    failedSyncs: 0,
+    flushesDetected: 0,
+    lastSyncDurationMs: 0,
+    lastSuccessfulSyncTime: 0,
+    filterRulesLast: 0,
+    natRulesLast: 0,
+    natRulesTotal: 0,
+    staleChainsDeleted: 0,
+    noLocalEndpoints: { internal: 0, external: 0 },
+    largeClusterMode: false,
+  };
+
+  private readonly context: ProxyContext;
+  private readonly iptables: IptablesInterface;
+  private readonly sysctl: Sysctl;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly networkInterfaces: NetworkInterfaces;
+  private readonly dryRunTables: InMemoryTables | undefined;
+  private readonly tagDryRunOutput: boolean;
+  private readonly runner: BoundedFrequencyRunner;
+  private readonly canary: CanaryMonitor;
+  private readonly conntrack: ConntrackCleaner | undefined;
+  private readonly names = new ChainNameCache();
+  private readonly syncPeriodMs: number;
+  private readonly nodePortAddresses: NodePortAddresses;
+  private readonly localhostNodePorts: boolean;
+  private localDetector: LocalTrafficDetector;
+  private conntrackTCPLiberal = false;
+
+  private needFullSync = true;
+  private lastFullSync = Number.NEGATIVE_INFINITY;
+  private lastIPTablesCleanup = Number.NEGATIVE_INFINITY;
+  private initialization: Promise<void> | undefined;
+  private readonly first = deferred();
+  private stopped = false;
+  private loopStarted = false;
+
+  constructor(options: IptablesProxierOptions) {
+    const { family, context } = options;
+    const config = context.config;
+    this.family = family;
+    this.context = context;
+    this.iptables = options.iptables;
+    this.sysctl = options.sysctl;
+    this.clock = options.clock;
+    this.logger = options.logger.child({ ipFamily: family });
+    this.networkInterfaces = options.networkInterfaces ?? osNetworkInterfaces;
+    this.dryRunTables = options.dryRunTables;
+    this.tagDryRunOutput = options.tagDryRunOutput ?? false;
+    this.syncPeriodMs = parseDuration(config.iptables.syncPeriod);
+    const minSyncPeriodMs = parseDuration(config.iptables.minSyncPeriod);
+
+    this.nodePortAddresses = parseNodePortAddresses(
+      config.nodePortAddresses,
+      family,
+      context.nodeIPs[family],
+      this.logger,
+    );
+    // Upstream: localhost NodePorts only for IPv4, and only when nodePortAddresses selects 127.0.0.0/8.
+    this.localhostNodePorts =
+      config.iptables.localhostNodePorts && family === 'IPv4' && this.nodePortAddresses.containsIPv4Loopback;
+    this.localDetector = selectLocalDetector(config, family, undefined, this.logger);
+
+    this.state = new ProxyState({
+      family,
+      nodeName: context.nodeName,
+      logger: this.logger,
+      onChange: () => {
+        if (this.state.isInitialized()) this.runner.run();
+      },
+    });
+    this.logger.verbose('Iptables sync params', {
+      minSyncPeriodMs,
+      syncPeriodMs: this.syncPeriodMs,
+      burstSyncs: BURST_SYNCS,
+      iptables: this.iptables.description,
+    });
+    this.runner = new BoundedFrequencyRunner({
+      name: `iptables-sync-runner-${family}`,
+      fn: () => this.syncProxyRules(),
+      minIntervalMs: minSyncPeriodMs,
+      maxIntervalMs: FULL_SYNC_PERIOD_MS,
+      burstRuns: BURST_SYNCS,
+      clock: this.clock,
+      logger: this.logger,
+    });
+    this.canary = new CanaryMonitor({
+      iptables: this.iptables,
+      clock: this.clock,
+      logger: this.logger,
+      intervalMs: this.syncPeriodMs,
+      onFlush: () => this.forceSync(),
+    });
+    this.conntrack = context.dryRun
+      ? undefined
+      : new ConntrackCleaner({ family, executor: options.executor, logger: this.logger });
+  }
+
+  // ---- Provider -------------------------------------------------------------------------------
+
+  sync(): void {
+    if (!this.stopped) this.runner.run();
+  }
+
+  async syncLoop(): Promise<void> {
+    if (this.stopped || this.loopStarted) return;
+    this.loopStarted = true;
+    await this.canary.start();
+    if (this.stopped) return;
+    await this.runner.loop();
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.canary.stop();
+    this.runner.stop();
+    if (!this.first.settled) this.first.reject(new Error(`iptables proxier (${this.family}) stopped before the first sync`));
+  }
+
+  firstSync(): Promise<void> {
+    return this.first.promise;
+  }
+
+  onServiceAdd(service: V1Service): void {
+    this.state.onServiceAdd(service);
+  }
+
+  onServiceUpdate(previous: V1Service, current: V1Service): void {
+    this.state.onServiceUpdate(previous, current);
+  }
+
+  onServiceDelete(service: V1Service): void {
+    this.state.onServiceDelete(service);
+  }
+
+  onServicesSynced(): void {
+    this.state.onServicesSynced();
+  }
+
+  onEndpointSliceAdd(slice: V1EndpointSlice): void {
+    this.state.onEndpointSliceAdd(slice);
+  }
+
+  onEndpointSliceUpdate(previous: V1EndpointSlice, current: V1EndpointSlice): void {
+    this.state.onEndpointSliceUpdate(previous, current);
+  }
+
+  onEndpointSliceDelete(slice: V1EndpointSlice): void {
+    this.state.onEndpointSliceDelete(slice);
+  }
+
+  onEndpointSlicesSynced(): void {
+    this.state.onEndpointSlicesSynced();
+  }
+
+  onNodeAdd(node: V1Node): void {
+    this.nodeChanged(node, false);
+    this.state.onNodeAdd(node);
+  }
+
+  onNodeUpdate(previous: V1Node, current: V1Node): void {
+    this.nodeChanged(current, false);
+    this.state.onNodeUpdate(previous, current);
+  }
+
+  onNodeDelete(node: V1Node): void {
+    this.nodeChanged(node, true);
+    this.state.onNodeDelete(node);
+  }
+
+  onNodeSynced(): void {
+    this.state.onNodeSynced();
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  /** Called by the canary monitor: resync everything (upstream's forceSyncProxyRules). */
+  forceSync(): void {
+    this.needFullSync = true;
+    this.stats.flushesDetected = this.canary.flushesDetected;
+    this.sync();
+  }
+
+  /** The local-traffic detector in use (changes with the Node's podCIDRs in NodeCIDR mode). */
+  get currentLocalDetector(): LocalTrafficDetector {
+    return this.localDetector;
+  }
+
+  private nodeChanged(node: V1Node, deleted: boolean): void {
+    if (this.context.config.detectLocalMode !== 'NodeCIDR') return;
+    if (node?.metadata?.name !== this.context.nodeName) return;
+    const detector = selectLocalDetector(
+      this.context.config,
+      this.family,
+      deleted ? undefined : podCIDRsOf(node),
+      this.logger,
+    );
+    if (sameLocalDetector(detector, this.localDetector)) return;
+    this.logger.info('Local traffic detector changed with the Node podCIDRs', { detector });
+    this.localDetector = detector;
+    this.needFullSync = true;
+    if (this.state.isInitialized()) this.sync();
+  }
+
+  /** One-time host preparation before the first sync (upstream does it in NewProxier). */
+  private initialize(): Promise<void> {
+    this.initialization ??= (async () => {
+      if (this.localhostNodePorts && !this.context.dryRun) {
+        // Refer to https://issues.k8s.io/90259
+        this.logger.info(
+          'Setting route_localnet=1 to allow node-ports on localhost; to change this either disable iptables.localhostNodePorts (--iptables-localhost-nodeports) or set nodePortAddresses (--nodeport-addresses) to filter loopback addresses',
+        );
+        try {
+          if ((await this.sysctl.get(SYSCTL_ROUTE_LOCALNET)) !== '1') await this.sysctl.set(SYSCTL_ROUTE_LOCALNET, '1');
+        } catch (err) {
+          this.logger.warn('Failed to set route_localnet; NodePorts on localhost will not work', {
+            sysctl: SYSCTL_ROUTE_LOCALNET,
+            error: String(err),
+          });
+        }
+      }
+      try {
+        const liberal = await this.sysctl.get(SYSCTL_NF_CONNTRACK_TCP_BE_LIBERAL);
+        this.conntrackTCPLiberal = liberal !== undefined && liberal !== '' && liberal !== '0';
+      } catch {
+        this.conntrackTCPLiberal = false;
+      }
+      if (this.conntrackTCPLiberal) {
+        this.logger.info('nf_conntrack_tcp_be_liberal set, not installing DROP rules for INVALID packets');
+      }
+    })();
+    return this.initialization;
+  }
+
+  /** Ensures our jump rules (e.g. PREROUTING → KUBE-SERVICES) exist. False when one could not be set up. */
+  private async ensureJumpRules(): Promise<boolean> {
+    for (const jump of [...JUMP_CHAINS, ...KUBELET_JUMP_CHAINS]) {
+      try {
+        await this.iptables.ensureChain(jump.table, jump.dstChain);
+      } catch (err) {
+        this.logger.error('Failed to ensure chain exists', { table: jump.table, chain: jump.dstChain, error: String(err) });
+        return false;
+      }
+      try {
+        await this.iptables.ensureRule('-I', jump.table, jump.srcChain, jumpRuleArgs(jump));
+      } catch (err) {
+        this.logger.error('Failed to ensure chain jumps', {
+          table: jump.table,
+          srcChain: jump.srcChain,
+          dstChain: jump.dstChain,
+          error: String(err),
+        });
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** upstream's syncProxyRules; run only by the BoundedFrequencyRunner. */
+  private async syncProxyRules(): Promise<void> {
+    if (this.stopped) return;
+    // Don't sync rules till we've received services and endpoints.
+    if (!this.state.isInitialized()) {
+      this.logger.verbose('Not syncing iptables until Services and Endpoints have been received from master');
+      return;
+    }
+    await this.initialize();
+
+    const start = this.clock.now();
+    if (this.state.takeTopologyChanged()) this.needFullSync = true;
+    const doFullSync = this.needFullSync || start - this.lastFullSync > FULL_SYNC_PERIOD_MS;
+    const applied = this.state.applyPendingChanges();
+    this.logger.verbose('Syncing iptables rules', { fullSync: doFullSync });
+
+    let success = false;
+    try {
+      success = await this.syncOnce(doFullSync, applied, start);
+    } catch (err) {
+      this.logger.error('Unexpected error while syncing iptables rules', { error: String(err) });
+    } finally {
+      this.stats.lastSyncDurationMs = this.clock.now() - start;
+      if (!success) {
+        this.stats.failedSyncs++;
+        this.logger.info('Sync failed', { retryingTimeMs: this.syncPeriodMs });
+        if (!this.stopped) this.runner.retryAfter(this.syncPeriodMs);
+        // The change trackers were drained: only a full sync can recover.
+        this.needFullSync = true;
+      }
+      this.logger.verbose('SyncProxyRules complete', { elapsedMs: this.stats.lastSyncDurationMs });
+    }
+  }
+
+  private async syncOnce(doFullSync: boolean, applied: AppliedChanges, start: number): Promise<boolean> {
+    if (doFullSync) {
+      // Not part of the restore, so that other rules in PREROUTING etc. are left alone. Only on full
+      // syncs: at start, after a failure, and after the canary saw a flush.
+      if (!(await this.ensureJumpRules())) return false;
+    }
+
+    const serviceMap = this.state.serviceMap;
+    const endpointsMap = this.state.endpointsMap;
+    const largeClusterMode = countEndpoints(serviceMap, endpointsMap) > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
+
+    // Delete chains no longer in use. iptables-save can take seconds on hosts with lots of rules,
+    // so in large clusters this happens at most once per syncPeriod (stale chains are harmless).
+    let existingNatChains: ReadonlySet<string> | null = null;
+    if (!largeClusterMode || start - this.lastIPTablesCleanup > this.syncPeriodMs) {
+      try {
+        existingNatChains = chainsFromSave(await this.iptables.saveTable('nat'));
+        this.lastIPTablesCleanup = start;
+      } catch (err) {
+        this.logger.error('Failed to execute iptables-save: stale chains will not be deleted', { error: String(err) });
+      }
+    }
+
+    let changedServices: Set<string> | null = null;
+    if (!doFullSync) {
+      changedServices = new Set(applied.services.updatedServices);
+      for (const name of applied.endpoints.updatedServices) changedServices.add(name);
+    }
+
+    const nodePortAddresses = resolveNodePortAddresses(this.nodePortAddresses, this.networkInterfaces);
+    const result: RenderResult = renderRuleset(
+      { serviceMap, endpointsMap, changedServices, existingNatChains },
+      {
+        family: this.family,
+        nodeName: this.context.nodeName,
+        nodeIP: this.context.nodeIPs[this.family] ?? null,
+        masqueradeBit: this.context.config.iptables.masqueradeBit,
+        masqueradeAll: this.context.config.iptables.masqueradeAll,
+        localhostNodePorts: this.localhostNodePorts,
+        randomFully: this.context.host.iptablesRandomFully,
+        localDetector: this.localDetector,
+        nodePortAddresses,
+        nodeLabels: this.state.nodeLabels,
+        conntrackTCPLiberal: this.conntrackTCPLiberal,
+      },
+      this.names,
+    );
+
+    this.logger.verbose('Reloading service iptables data', {
+      numServices: serviceMap.size,
+      numEndpoints: result.totalEndpoints,
+      numFilterRules: result.filterRuleCount,
+      numNATChains: result.natChainCount,
+      numNATRules: result.natRuleCount,
+    });
+
+    try {
+      // NOTE: --noflush so that non-kubernetes chains in the tables are left alone.
+      await this.iptables.restore(result.payload, { noFlush: true, counters: true });
+    } catch (err) {
+      this.stats.restoreFailures++;
+      if (!doFullSync) this.stats.partialRestoreFailures++;
+      if (err instanceof IptablesRestoreError && err.line !== undefined) {
+        const lines = extractLines(result.payload, err.line, 3);
+        this.logger.error('Failed to execute iptables-restore', {
+          error: err.message,
+          line: err.line,
+          rules: lines.map((l) => `${l.line}: ${l.text}`),
+        });
+      } else {
+        this.logger.error('Failed to execute iptables-restore', { error: String(err) });
+      }
+      return false;
+    }
+
+    this.needFullSync = false;
+    if (doFullSync) this.lastFullSync = start;
+    const now = this.clock.now();
+    Object.assign(this.stats, {
+      syncs: this.stats.syncs + 1,
+      fullSyncs: this.stats.fullSyncs + (doFullSync ? 1 : 0),
+      partialSyncs: this.stats.partialSyncs + (doFullSync ? 0 : 1),
+      lastSuccessfulSyncTime: now,
+      filterRulesLast: result.filterRuleCount,
+      natRulesLast: result.natRuleCount,
+      natRulesTotal: result.natRuleCountTotal,
+      staleChainsDeleted: result.staleChainsDeleted,
+      noLocalEndpoints: { ...result.noLocalEndpoints },
+      largeClusterMode: result.largeClusterMode,
+    });
+
+    // Finish housekeeping: clear stale conntrack entries for UDP services.
+    if (this.conntrack) await this.conntrack.cleanStaleEntries(serviceMap, applied);
+
+    this.writeDryRunOutput(doFullSync, now);
+    if (!this.first.settled) this.first.resolve();
+    return true;
+  }
+
+  private writeDryRunOutput(full: boolean, now: number): void {
+    if (!this.context.dryRun || !this.dryRunTables) return;
+    const tag = this.tagDryRunOutput ? ` ${this.family}` : '';
+    const header = `# sync ${this.stats.syncs} ${full ? 'full' : 'partial'} ${new Date(now).toISOString()}${tag}\n`;
+    let body = this.dryRunTables.saveAll(['filter', 'nat']);
+    if (!body.endsWith('\n')) body += '\n';
+    this.context.dryRunSink.write(header + body);
+  }
+}

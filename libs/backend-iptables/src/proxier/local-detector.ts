@@ -1,0 +1,66 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import type { IPFamily, KubeProxyConfiguration, LocalTrafficDetector, Logger } from '@kube-proxy/core';
+import { NO_LOCAL_DETECTOR } from '@kube-proxy/core';
+
+function cidrOfFamily(cidrs: readonly string[], family: IPFamily): string | undefined {
+  for (const raw of cidrs) {
+    const cidr = raw.trim();
+    const addr = cidr.split('/')[0] ?? '';
+    if (family === 'IPv6' ? isIPv6(addr) : isIPv4(addr)) return cidr;
+  }
+  return undefined;
+}
+
+/**
+ * Picks the local-traffic detector of one family from the configuration, as upstream's
+ * getLocalDetectors (cmd/kube-proxy/app/server_linux.go):
+ * - ClusterCIDR (also for ""): `clusterCIDR` of this family, else none;
+ * - NodeCIDR: the Node's `spec.podCIDRs` of this family, else none (until the Node is known);
+ * - BridgeInterface / InterfaceNamePrefix: `detectLocal.*`, none when empty.
+ */
+export function selectLocalDetector(
+  config: Pick<KubeProxyConfiguration, 'detectLocalMode' | 'clusterCIDR' | 'detectLocal'>,
+  family: IPFamily,
+  nodePodCIDRs: readonly string[] | undefined,
+  logger: Logger,
+): LocalTrafficDetector {
+  const mode = config.detectLocalMode === '' ? 'ClusterCIDR' : config.detectLocalMode;
+  switch (mode) {
+    case 'ClusterCIDR': {
+      const cidr = cidrOfFamily(config.clusterCIDR.split(',').filter((s) => s.trim() !== ''), family);
+      if (cidr) return { kind: 'cidr', cidr };
+      logger.info('Detect-local-mode set to ClusterCIDR, but no cluster CIDR defined for this IP family', {
+        family,
+      });
+      return NO_LOCAL_DETECTOR;
+    }
+    case 'NodeCIDR': {
+      const cidr = cidrOfFamily(nodePodCIDRs ?? [], family);
+      if (cidr) return { kind: 'cidr', cidr };
+      logger.info('Detect-local-mode set to NodeCIDR, but no PodCIDR of this IP family is known for the node', {
+        family,
+      });
+      return NO_LOCAL_DETECTOR;
+    }
+    case 'BridgeInterface': {
+      const name = config.detectLocal.bridgeInterface.trim();
+      if (name !== '') return { kind: 'bridge-interface', interfaceName: name };
+      logger.error('Detect-local-mode set to BridgeInterface, but detectLocal.bridgeInterface is empty');
+      return NO_LOCAL_DETECTOR;
+    }
+    case 'InterfaceNamePrefix': {
+      const prefix = config.detectLocal.interfaceNamePrefix.trim();
+      if (prefix !== '') return { kind: 'interface-name-prefix', prefix };
+      logger.error('Detect-local-mode set to InterfaceNamePrefix, but detectLocal.interfaceNamePrefix is empty');
+      return NO_LOCAL_DETECTOR;
+    }
+    default:
+      logger.error('Unknown detect-local-mode; not detecting local traffic', { mode });
+      return NO_LOCAL_DETECTOR;
+  }
+}
+
+/** Whether two detectors select the same traffic. */
+export function sameLocalDetector(a: LocalTrafficDetector, b: LocalTrafficDetector): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

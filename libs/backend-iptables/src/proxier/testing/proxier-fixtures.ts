@@ -1,0 +1,139 @@
+import type { HostCapabilities, KubeProxyConfiguration, ProxyContext, TextSink } from '@kube-proxy/core';
+import { defaultConfiguration } from '@kube-proxy/core';
+import { DryRunIptables } from '../../dry-run/dry-run-iptables.js';
+import { IptablesRestoreError } from '../../iptables/errors.js';
+import type { RestoreOptions, RulePosition, Table } from '../../iptables/types.js';
+import type { V1EndpointSlice, V1Node, V1Service } from '../k8s-types.js';
+
+/* Test fixtures for the proxier specs (not part of the package API). */
+
+export const NODE = 'node-1';
+
+export const HOST: HostCapabilities = {
+  kernelRelease: '6.1.0-test',
+  ipvs: { available: false, reason: 'test' },
+  nftables: { available: false, reason: 'test' },
+  tools: {
+    iptables: { present: true, version: '1.8.9' },
+    ip6tables: { present: true, version: '1.8.9' },
+    ipset: { present: false },
+    ipvsadm: { present: false },
+    nft: { present: false },
+    conntrack: { present: true, version: '1.4.7' },
+  },
+  iptablesVariant: 'nft',
+  iptablesVariantReason: 'test host',
+  iptablesRandomFully: true,
+};
+
+export class StringSink implements TextSink {
+  text = '';
+  write(text: string): void {
+    this.text += text;
+  }
+}
+
+export function context(
+  overrides: Partial<Omit<ProxyContext, 'config'>> & { config?: Partial<KubeProxyConfiguration> } = {},
+): ProxyContext & { dryRunSink: StringSink } {
+  const { config, ...rest } = overrides;
+  return {
+    config: { ...defaultConfiguration(), clusterCIDR: '10.244.0.0/16', ...(config ?? {}) },
+    nodeName: NODE,
+    nodeIPs: { IPv4: '192.168.50.1', IPv6: 'fd00:50::1' },
+    families: ['IPv4'],
+    dryRun: true,
+    dryRunSink: new StringSink(),
+    host: HOST,
+    ...rest,
+  } as ProxyContext & { dryRunSink: StringSink };
+}
+
+/** DryRunIptables that records what the proxier does and can be told to fail. */
+export class TestIptables extends DryRunIptables {
+  readonly payloads: string[] = [];
+  saves = 0;
+  /** Fail the next restore(s), blaming this payload line. */
+  failRestores: { count: number; line: number } | undefined;
+  failEnsureRules = 0;
+
+  override async restore(payload: string, options: RestoreOptions): Promise<void> {
+    this.payloads.push(payload);
+    if (this.failRestores && this.failRestores.count > 0) {
+      this.failRestores.count--;
+      const line = this.failRestores.line;
+      throw new IptablesRestoreError(`iptables-restore: line ${line} failed`, 1, `iptables-restore: line ${line} failed`, line);
+    }
+    return super.restore(payload, options);
+  }
+
+  override async saveTable(table: Table): Promise<string> {
+    this.saves++;
+    return super.saveTable(table);
+  }
+
+  override async ensureRule(position: RulePosition, table: Table, chain: string, args: readonly string[]): Promise<boolean> {
+    if (this.failEnsureRules > 0) {
+      this.failEnsureRules--;
+      throw new Error('iptables: Resource temporarily unavailable.');
+    }
+    return super.ensureRule(position, table, chain, args);
+  }
+
+  get lastPayload(): string {
+    return this.payloads[this.payloads.length - 1] ?? '';
+  }
+}
+
+export interface PortSpec {
+  readonly name: string;
+  readonly port: number;
+  readonly protocol: 'TCP' | 'UDP';
+  readonly targetPort: number;
+  readonly nodePort?: number;
+}
+
+export function service(ns: string, name: string, clusterIP: string, ports: readonly PortSpec[], type = 'ClusterIP'): V1Service {
+  const v6 = clusterIP.includes(':');
+  return {
+    metadata: { namespace: ns, name },
+    spec: {
+      type,
+      clusterIP,
+      clusterIPs: [clusterIP],
+      ipFamilies: [v6 ? 'IPv6' : 'IPv4'],
+      ports: ports.map((p) => ({
+        name: p.name,
+        port: p.port,
+        protocol: p.protocol,
+        targetPort: p.targetPort as never,
+        ...(p.nodePort ? { nodePort: p.nodePort } : {}),
+      })),
+    },
+  };
+}
+
+export function slice(
+  ns: string,
+  svcName: string,
+  sliceName: string,
+  ports: readonly PortSpec[],
+  ips: readonly string[],
+): V1EndpointSlice {
+  const v6 = ips.some((ip) => ip.includes(':'));
+  return {
+    metadata: { namespace: ns, name: sliceName, labels: { 'kubernetes.io/service-name': svcName } },
+    addressType: v6 ? 'IPv6' : 'IPv4',
+    ports: ports.map((p) => ({ name: p.name, port: p.targetPort, protocol: p.protocol })),
+    endpoints: ips.map((ip) => ({ addresses: [ip], nodeName: NODE, conditions: { ready: true } })),
+  };
+}
+
+export function node(labels: Record<string, string>, podCIDRs: string[] = []): V1Node {
+  return { metadata: { name: NODE, labels }, spec: { podCIDRs } };
+}
+
+/** Lets every pending promise chain run (independent of the fake clock). */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}

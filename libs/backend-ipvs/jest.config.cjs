@@ -1,0 +1,1 @@
+module.exports = { displayName: 'backend-ipvs', preset: '../../jest.preset.js' };

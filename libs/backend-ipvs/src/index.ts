@@ -1,0 +1,1 @@
+export { ipvsBackend, ipvsBackend as default } from './plugin.js';

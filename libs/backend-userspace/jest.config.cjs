@@ -1,0 +1,1 @@
+module.exports = { displayName: 'backend-userspace', preset: '../../jest.preset.js' };

@@ -1,0 +1,1 @@
+export { userspaceBackend, userspaceBackend as default } from './plugin.js';

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'core', preset: '../../jest.preset.js' };

@@ -1,0 +1,70 @@
+/**
+ * The feature gates kube-proxy-ts knows, with their state in the Kubernetes release whose behaviour we
+ * emulate (v1.34; shared notes upstream-reference.md §2 "Feature gates that kube-proxy reads").
+ * Upstream rejects unknown gate names and refuses to turn off a GA gate that is locked to its default;
+ * validation does the same with this table.
+ */
+
+export type FeatureStage = 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED';
+
+export interface FeatureGateSpec {
+  readonly stage: FeatureStage;
+  readonly default: boolean;
+  /** GA gates cannot be set to anything but their default. */
+  readonly lockedToDefault: boolean;
+  readonly description: string;
+}
+
+/** The Kubernetes minor release kube-proxy-ts emulates (feature gates, show-hidden-metrics). */
+export const EMULATED_KUBERNETES_VERSION = { major: 1, minor: 34 } as const;
+
+export const KUBE_PROXY_FEATURE_GATES: Readonly<Record<string, FeatureGateSpec>> = {
+  // Meta-gates every component accepts: switch all alpha/beta gates at once.
+  AllAlpha: { stage: 'ALPHA', default: false, lockedToDefault: false, description: 'all alpha features' },
+  AllBeta: { stage: 'BETA', default: false, lockedToDefault: false, description: 'all beta features' },
+  // Gates the proxy itself reads.
+  NFTablesProxyMode: { stage: 'GA', default: true, lockedToDefault: true, description: 'the nftables proxy mode' },
+  LoadBalancerIPMode: { stage: 'GA', default: true, lockedToDefault: true, description: 'honour status.loadBalancer.ingress[].ipMode' },
+  ServiceTrafficDistribution: { stage: 'GA', default: true, lockedToDefault: true, description: 'spec.trafficDistribution' },
+  TopologyAwareHints: { stage: 'GA', default: true, lockedToDefault: true, description: 'EndpointSlice zone hints' },
+  PreferSameTrafficDistribution: { stage: 'BETA', default: true, lockedToDefault: false, description: 'PreferSameZone / PreferSameNode traffic distribution' },
+  KubeProxyDrainingTerminatingNodes: { stage: 'GA', default: true, lockedToDefault: true, description: 'fail /healthz on nodes being deleted' },
+  MultiCIDRServiceAllocator: { stage: 'GA', default: true, lockedToDefault: true, description: 'watch ServiceCIDR objects' },
+  // component-base logging gates (they gate logging.options).
+  LoggingAlphaOptions: { stage: 'ALPHA', default: false, lockedToDefault: false, description: 'alpha logging options' },
+  LoggingBetaOptions: { stage: 'BETA', default: true, lockedToDefault: false, description: 'beta logging options' },
+  ContextualLogging: { stage: 'BETA', default: true, lockedToDefault: false, description: 'contextual logging' },
+};
+
+/** The problems upstream's FeatureGate.SetFromMap would report for these settings. */
+export function featureGateErrors(settings: Readonly<Record<string, boolean>>): string[] {
+  const errors: string[] = [];
+  for (const [name, value] of Object.entries(settings)) {
+    const spec = KUBE_PROXY_FEATURE_GATES[name];
+    if (!spec) {
+      errors.push(`unrecognized feature gate: ${name}`);
+    } else if (spec.lockedToDefault && value !== spec.default) {
+      errors.push(`cannot set feature gate ${name} to ${value}, feature is locked to ${spec.default}`);
+    }
+  }
+  return errors;
+}
+
+/** Whether `name` is on, given the configured overrides (AllAlpha/AllBeta apply to non-GA gates). */
+export function isFeatureEnabled(settings: Readonly<Record<string, boolean>>, name: string): boolean {
+  const spec = KUBE_PROXY_FEATURE_GATES[name];
+  if (!spec) throw new Error(`unknown feature gate ${name}`);
+  const explicit = settings[name];
+  if (explicit !== undefined) return explicit;
+  if (spec.stage === 'ALPHA' && settings['AllAlpha'] !== undefined) return settings['AllAlpha'];
+  if (spec.stage === 'BETA' && settings['AllBeta'] !== undefined) return settings['AllBeta'];
+  return spec.default;
+}
+
+/** "Name=true|false (STAGE - default=x)" lines for --help, like upstream's KnownFeatures(). */
+export function describeFeatureGates(): string[] {
+  return Object.entries(KUBE_PROXY_FEATURE_GATES)
+    .filter(([, spec]) => spec.stage !== 'GA')
+    .map(([name, spec]) => `${name}=true|false (${spec.stage} - default=${spec.default})`)
+    .sort();
+}

@@ -1,0 +1,36 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { HostCapabilities } from '../capabilities/types.js';
+import type { ProxyContext } from './proxy-context.js';
+
+/** The plugin contract version this core speaks. A plugin declaring another is refused. */
+export const BACKEND_PLUGIN_API_VERSION = 'kube-proxy.backend/v1';
+
+export interface DetectResult {
+  readonly usable: boolean;
+  /** Why (not) usable, in words an operator can act on. */
+  readonly reason: string;
+}
+
+/**
+ * A proxy mode backend. Built-in backends and third-party npm packages export an object of this shape
+ * (as `backend` or the default export); the composition root registers it explicitly — never by
+ * import side effects.
+ */
+export interface BackendPlugin {
+  readonly apiVersion: string;
+  /** The --proxy-mode name, e.g. "iptables". */
+  readonly name: string;
+  /** The backend package's version. */
+  readonly version: string;
+  /** Whether this backend can run on the host described by `host`. Must not change the host. */
+  detect(host: HostCapabilities): DetectResult | Promise<DetectResult>;
+  /**
+   * Register the backend's Provider under PROVIDER (and anything it needs) in `container`.
+   * The container already holds LOGGER, CLOCK, COMMAND_EXECUTOR, SYSCTL, HOST_FS and PROXY_CONTEXT.
+   */
+  register(container: DependencyContainer, context: ProxyContext): void | Promise<void>;
+  /**
+   * Optional: remove everything this backend may have programmed (for --cleanup). Safe on a clean node.
+   */
+  cleanup?(container: DependencyContainer, context: ProxyContext): Promise<void>;
+}

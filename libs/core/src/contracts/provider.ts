@@ -1,0 +1,20 @@
+import type { EndpointSliceHandler, NodeHandler, ServiceHandler } from './handlers.js';
+
+/**
+ * A proxier: takes the cluster's Services/EndpointSlices/Node and keeps a datapath in step.
+ * Upstream's proxy.Provider.
+ */
+export interface Provider extends ServiceHandler, EndpointSliceHandler, NodeHandler {
+  /** Request a sync as soon as the rate limits allow (never synchronous). */
+  sync(): void;
+  /** Runs the periodic and on-demand sync loop until stop(); resolves when stopped. */
+  syncLoop(): Promise<void>;
+  /** Stops the loop. Programmed rules stay in place (a restart must not interrupt traffic). */
+  stop(): void;
+  /**
+   * Resolves after the first successful sync (used by --once). Rejects if the provider is stopped first.
+   */
+  firstSync(): Promise<void>;
+}
+
+export const PROVIDER = Symbol.for('kube-proxy.Provider');

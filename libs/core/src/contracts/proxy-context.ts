@@ -1,0 +1,28 @@
+import type { KubeProxyConfiguration } from '../config/types.js';
+import type { HostCapabilities } from '../capabilities/types.js';
+import type { IPFamily } from '../model/protocol.js';
+
+/** Where --dry-run output goes (stdout in the CLI, a buffer in tests). */
+export interface TextSink {
+  write(text: string): void;
+}
+
+/**
+ * Everything a backend needs to know about the run it is part of, resolved once at startup by the
+ * composition root. Registered in the container under PROXY_CONTEXT.
+ */
+export interface ProxyContext {
+  readonly config: KubeProxyConfiguration;
+  /** Lower-cased node name (hostname-override or hostname). */
+  readonly nodeName: string;
+  /** The node's primary IPs, by family (from the Node object or --bind-address); may be empty at first. */
+  readonly nodeIPs: Partial<Record<IPFamily, string>>;
+  /** Families this node proxies (one proxier each). */
+  readonly families: readonly IPFamily[];
+  /** --dry-run: never change the host; print the would-be state after each sync to dryRunSink. */
+  readonly dryRun: boolean;
+  readonly dryRunSink: TextSink;
+  readonly host: HostCapabilities;
+}
+
+export const PROXY_CONTEXT = Symbol.for('kube-proxy.ProxyContext');

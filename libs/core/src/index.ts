@@ -1,0 +1,13 @@
+/**
+ * Public API of @kube-proxy/core. Backends and the app import only from here.
+ */
+export * from './model/index.js';
+export * from './tracking/index.js';
+export * from './topology/index.js';
+export * from './provider/index.js';
+export * from './config/index.js';
+export * from './capabilities/index.js';
+export * from './runner/index.js';
+export * from './ports/index.js';
+export * from './contracts/index.js';
+export * from './local-detect/index.js';

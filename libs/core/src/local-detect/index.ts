@@ -1,0 +1,1 @@
+export * from './local-traffic-detector.js';

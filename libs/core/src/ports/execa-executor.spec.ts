@@ -1,0 +1,57 @@
+import { ExecaCommandExecutor } from './execa-executor.js';
+
+// The executor is the one place that really spawns processes; these tests use /bin/sh and /bin/echo.
+describe('ExecaCommandExecutor', () => {
+  const exec = new ExecaCommandExecutor();
+
+  it('returns stdout, stderr and the exit code, keeping the final newline', async () => {
+    const r = await exec.run('/bin/sh', ['-c', 'echo out; echo err >&2; exit 3']);
+    expect(r).toEqual({ exitCode: 3, stdout: 'out\n', stderr: 'err\n' });
+  });
+
+  it('passes arguments verbatim, never through a shell', async () => {
+    const r = await exec.run('/bin/echo', ['$(id)', '; rm -rf /', '*', '"quoted"']);
+    expect(r.stdout).toBe('$(id) ; rm -rf / * "quoted"\n');
+    expect(r.exitCode).toBe(0);
+  });
+
+  it('feeds input to stdin', async () => {
+    const r = await exec.run('/bin/sh', ['-c', 'wc -l'], { input: 'a\nb\nc\n' });
+    expect(r.stdout.trim()).toBe('3');
+  });
+
+  it('survives a child that exits without reading its input', async () => {
+    const r = await exec.run('/bin/sh', ['-c', 'exit 4'], { input: 'x'.repeat(1_000_000) });
+    expect(r.exitCode).toBe(4);
+  });
+
+  it('gives a child without input an empty stdin rather than leaving it waiting', async () => {
+    const r = await exec.run('/bin/sh', ['-c', 'cat; echo done'], { timeoutMs: 5000 });
+    expect(r.stdout).toBe('done\n');
+  });
+
+  it('merges env over the process environment', async () => {
+    const r = await exec.run('/bin/sh', ['-c', 'echo "$KP_TEST_VAR:$PATH"'], { env: { KP_TEST_VAR: 'set' } });
+    expect(r.stdout.startsWith('set:')).toBe(true);
+    expect(r.stdout.trim().length).toBeGreaterThan('set:'.length);
+  });
+
+  it('reports a missing binary as spawnError with no exit code', async () => {
+    const r = await exec.run('/nonexistent/kp-no-such-tool', ['--version']);
+    expect(r.exitCode).toBeNull();
+    expect(r.spawnError).toContain('ENOENT');
+  });
+
+  it('kills on timeout and says so', async () => {
+    const r = await exec.run('/bin/sh', ['-c', 'exec sleep 5'], { timeoutMs: 100 });
+    expect(r.exitCode).toBeNull();
+    expect(r.spawnError).toBeUndefined();
+    expect(r.stderr).toContain('killed after the 100ms timeout');
+  });
+
+  it('returns a null exit code when the child dies of a signal', async () => {
+    const r = await exec.run('/bin/sh', ['-c', 'kill -9 $$']);
+    expect(r.exitCode).toBeNull();
+    expect(r.spawnError).toBeUndefined();
+  });
+});

@@ -1,0 +1,2 @@
+export { ProxyState, type ProxyStateOptions } from './proxy-state.js';
+export { TOPOLOGY_LABELS, topologyLabelsDiffer } from './topology-labels.js';

@@ -1,0 +1,3 @@
+export * from './bounded-frequency-runner.js';
+export * from './token-bucket.js';
+export * from './fake-clock.js';

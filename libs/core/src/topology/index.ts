@@ -1,0 +1,2 @@
+export type { CategorizedEndpoints } from './types.js';
+export { categorizeEndpoints } from './categorize-endpoints.js';

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'tools', preset: '../../jest.preset.js' };
