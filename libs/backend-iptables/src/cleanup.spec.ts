@@ -82,13 +82,13 @@ describe('cleanupIptables', () => {
 
   it('removes duplicated jump rules', async () => {
     const ipt = await programmed();
-    const jump = JUMP_CHAINS.find((j) => j.table === 'nat' && j.srcChain === 'PREROUTING')!;
+    const jump = JUMP_CHAINS.find((j) => j.table === 'nat' && j.srcChain === 'PREROUTING');
     await ipt.restore(
       '*nat\n-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES\nCOMMIT\n',
       { noFlush: true, counters: true },
     );
     expect(ipt.tables.rules('nat', 'PREROUTING')).toHaveLength(2);
-    expect(jump.dstChain).toBe('KUBE-SERVICES');
+    expect(jump?.dstChain).toBe('KUBE-SERVICES');
     expect(await cleanupIptables(ipt, nullLogger)).toBe(false);
     expect(ipt.tables.rules('nat', 'PREROUTING')).toEqual([]);
     expect(ipt.tables.chainExists('nat', 'KUBE-SERVICES')).toBe(false);

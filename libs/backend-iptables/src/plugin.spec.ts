@@ -111,9 +111,11 @@ describe('iptablesBackend', () => {
       .on({ command: 'iptables-nft', args: ['--version'] }, { stdout: 'iptables v1.8.9 (nf_tables)\n' })
       .on({ command: 'iptables-nft-save' }, { stdout: '' });
     const { container } = fakeContainer(exec);
-    await iptablesBackend.cleanup!(container, context({ dryRun: true }));
+    const cleanup = iptablesBackend.cleanup?.bind(iptablesBackend);
+    if (!cleanup) throw new Error('cleanup missing');
+    await cleanup(container, context({ dryRun: true }));
     expect(exec.calls).toHaveLength(0);
-    await iptablesBackend.cleanup!(container, context({ dryRun: false }));
+    await cleanup(container, context({ dryRun: false }));
     expect(exec.commandLines()).toEqual([
       'iptables-nft --version',
       'iptables-nft-save -t filter',

@@ -62,7 +62,7 @@ describe('ConntrackCleaner', () => {
   it('deletes flows DNATed to a removed UDP endpoint, for cluster IP, external IPs, LB IPs and NodePort', async () => {
     const svc = udpPort({
       ns: 'default',
-      name: 'dns',
+      svc: 'dns',
       nodePort: 30053,
       externalIPs: ['192.168.1.10'],
       loadBalancerVIPs: ['1.2.3.4'],

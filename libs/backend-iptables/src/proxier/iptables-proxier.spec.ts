@@ -150,7 +150,7 @@ describe('IptablesProxier', () => {
     expect(s.proxier.stats).toMatchObject({ restoreFailures: 1, partialRestoreFailures: 1, failedSyncs: 1 });
     const entry = s.logger.entries.find((e) => e.message === 'Failed to execute iptables-restore');
     expect(entry?.meta['line']).toBe(5);
-    const failed = s.ipt.payloads[1]!.split('\n');
+    const failed = (s.ipt.payloads[1] ?? '').split('\n');
     expect(entry?.meta['rules']).toEqual([2, 3, 4, 5, 6, 7, 8].map((n) => `${n}: ${failed[n - 1]}`));
 
     // Nothing happens before syncPeriod (30s) …
@@ -194,6 +194,26 @@ describe('IptablesProxier', () => {
     expect(s.ipt.tables.rules('nat', 'PREROUTING')).toEqual([
       '-m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
     ]);
+    await finish(s);
+  });
+
+  it('does not lose a full-sync request (canary) that arrives while a sync is running', async () => {
+    const s = await setup();
+    await advance(s, 1000);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const restore = s.ipt.restore.bind(s.ipt);
+    s.ipt.restore = async (payload, options) => {
+      await gate;
+      return restore(payload, options);
+    };
+    s.proxier.onEndpointSliceUpdate(WEB_EPS, slice('ns1', 'web', 'web-1', HTTP, ['10.244.1.11']));
+    await settle();
+    s.proxier.forceSync(); // the canary saw a flush while the partial sync was writing
+    release();
+    await advance(s, 1000);
+    // The partial sync finished, then the requested full sync ran (not a second, empty partial one).
+    expect(s.proxier.stats).toMatchObject({ syncs: 3, fullSyncs: 2, partialSyncs: 1 });
     await finish(s);
   });
 

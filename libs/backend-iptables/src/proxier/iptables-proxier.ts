@@ -1,5 +1,4 @@
 import { networkInterfaces as osNetworkInterfaces } from 'node:os';
-import type { V1EndpointSlice, V1Node, V1Service } from './k8s-types.js';
 import type {
   AppliedChanges,
   Clock,
@@ -29,6 +28,7 @@ import {
   renderRuleset,
 } from '../render/index.js';
 import { CanaryMonitor } from './canary-monitor.js';
+import type { V1EndpointSlice, V1Node, V1Service } from './k8s-types.js';
 import { sameLocalDetector, selectLocalDetector } from './local-detector.js';
 import type { NetworkInterfaces, NodePortAddresses } from './node-port-addresses.js';
 import { parseNodePortAddresses, resolveNodePortAddresses } from './node-port-addresses.js';
@@ -175,6 +175,8 @@ export class IptablesProxier implements Provider {
   private conntrackTCPLiberal = false;
 
   private needFullSync = true;
+  /** Counts full-sync requests, so one arriving during a sync is not cleared by that sync's success. */
+  private fullSyncRequests = 0;
   private lastFullSync = Number.NEGATIVE_INFINITY;
   private lastIPTablesCleanup = Number.NEGATIVE_INFINITY;
   private initialization: Promise<void> | undefined;
@@ -324,9 +326,14 @@ export class IptablesProxier implements Provider {
 
   /** Called by the canary monitor: resync everything (upstream's forceSyncProxyRules). */
   forceSync(): void {
-    this.needFullSync = true;
     this.stats.flushesDetected = this.canary.flushesDetected;
+    this.requestFullSync();
     this.sync();
+  }
+
+  private requestFullSync(): void {
+    this.needFullSync = true;
+    this.fullSyncRequests++;
   }
 
   /** The local-traffic detector in use (changes with the Node's podCIDRs in NodeCIDR mode). */
@@ -346,7 +353,7 @@ export class IptablesProxier implements Provider {
     if (sameLocalDetector(detector, this.localDetector)) return;
     this.logger.info('Local traffic detector changed with the Node podCIDRs', { detector });
     this.localDetector = detector;
-    this.needFullSync = true;
+    this.requestFullSync();
     if (this.state.isInitialized()) this.sync();
   }
 
@@ -415,6 +422,7 @@ export class IptablesProxier implements Provider {
     await this.initialize();
 
     const start = this.clock.now();
+    const fullSyncRequestsAtStart = this.fullSyncRequests;
     if (this.state.takeTopologyChanged()) this.needFullSync = true;
     const doFullSync = this.needFullSync || start - this.lastFullSync > FULL_SYNC_PERIOD_MS;
     const applied = this.state.applyPendingChanges();
@@ -422,7 +430,7 @@ export class IptablesProxier implements Provider {
 
     let success = false;
     try {
-      success = await this.syncOnce(doFullSync, applied, start);
+      success = await this.syncOnce(doFullSync, applied, start, fullSyncRequestsAtStart);
     } catch (err) {
       this.logger.error('Unexpected error while syncing iptables rules', { error: String(err) });
     } finally {
@@ -438,7 +446,12 @@ export class IptablesProxier implements Provider {
     }
   }
 
-  private async syncOnce(doFullSync: boolean, applied: AppliedChanges, start: number): Promise<boolean> {
+  private async syncOnce(
+    doFullSync: boolean,
+    applied: AppliedChanges,
+    start: number,
+    fullSyncRequestsAtStart: number,
+  ): Promise<boolean> {
     if (doFullSync) {
       // Not part of the restore, so that other rules in PREROUTING etc. are left alone. Only on full
       // syncs: at start, after a failure, and after the canary saw a flush.
@@ -513,7 +526,8 @@ export class IptablesProxier implements Provider {
       return false;
     }
 
-    this.needFullSync = false;
+    // A full sync asked for while this one ran (canary, local detector) still has to happen.
+    this.needFullSync = this.fullSyncRequests !== fullSyncRequestsAtStart;
     if (doFullSync) this.lastFullSync = start;
     const now = this.clock.now();
     Object.assign(this.stats, {

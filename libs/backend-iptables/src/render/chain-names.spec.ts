@@ -1,4 +1,6 @@
 import {
+  hash16ForTest,
+  hash16Reference,
   ChainNameCache,
   portProtoHash,
   serviceExternalChainName,
@@ -81,5 +83,17 @@ describe('ChainNameCache', () => {
     c.endSync();
     expect(c.size).toEqual({ services: 1, endpoints: 1 });
     expect(c.sep('ns/a:p', 'TCP', '10.0.0.1:80')).toBe(servicePortEndpointChainName('ns/a:p', 'TCP', '10.0.0.1:80'));
+  });
+});
+
+describe('hash16 (pure-JS sha256 + base32)', () => {
+  it('matches node:crypto on inputs of every block-boundary length', () => {
+    for (let len = 0; len <= 300; len++) {
+      const s = Array.from({ length: len }, (_, i) => String.fromCharCode(33 + ((i * 7 + len) % 94))).join('');
+      expect(hash16ForTest(s)).toBe(hash16Reference(s));
+    }
+  });
+  it('falls back to node:crypto for non-ASCII input', () => {
+    expect(hash16ForTest('ns/é:p80tcp')).toBe(hash16Reference('ns/é:p80tcp'));
   });
 });

@@ -6,10 +6,12 @@
  * - an array of line strings joined at the end, or one growing string, spends most of its time in
  *   GC (every line survives until the join and gets promoted) and in page-faulting a fresh 18 MB
  *   result on every sync (~300 ms per render);
- * - building each line with one template literal and copying it straight into a Buffer that is
- *   reused from sync to sync leaves only short-lived garbage and no fresh large allocations
+ * - building each line with one template literal and copying it straight into Buffer memory that
+ *   is reused from sync to sync leaves only short-lived garbage and no fresh large allocations
  *   (~25 ms for the same text).
- * So LineBuffer is Buffer-backed and meant to be kept (see RenderBuffers) and reset, not re-created.
+ * So LineBuffer keeps its text in a list of fixed-size Buffer chunks (no copying when it grows,
+ * and only the pages actually written are ever touched) that are kept across reset()s: keep the
+ * buffers (see RenderBuffers) from sync to sync rather than re-creating them.
  *
  * Text is written as latin1 (one byte per UTF-16 code unit). Everything kube-proxy writes is
  * ASCII: chain names, IPs, numbers, and Kubernetes object/port names, which the API server
@@ -22,20 +24,37 @@ export interface LineSink {
   readonly lines: number;
 }
 
+/**
+ * Buffer's native latin1 writer (present on Buffer.prototype since early Node versions, though not
+ * in the typings): called directly it skips Buffer#write's argument normalisation, which is ~a
+ * third of the cost of writing a line. Falls back to write(s, offset, 'latin1') if it ever goes.
+ */
+interface Latin1Buffer extends Buffer {
+  latin1Write(s: string, offset: number): number;
+}
+const HAS_LATIN1_WRITE = typeof (Buffer.prototype as Partial<Latin1Buffer>).latin1Write === 'function';
+
+const DEFAULT_CHUNK = 1 << 20;
+
 export class LineBuffer implements LineSink {
-  private buf: Buffer;
+  /** Filled chunks and how many bytes of each are used, plus the current chunk. */
+  private readonly full: Buffer[] = [];
+  private readonly fullLengths: number[] = [];
+  /** Chunks released by reset(), reused before allocating. */
+  private readonly spare: Buffer[] = [];
+  private cur: Buffer;
   private off = 0;
+  private fullBytes = 0;
   private count = 0;
 
-  constructor(initialBytes = 4096) {
-    this.buf = Buffer.allocUnsafe(initialBytes);
+  constructor(private readonly chunkBytes = DEFAULT_CHUNK) {
+    this.cur = Buffer.allocUnsafe(chunkBytes);
   }
 
   write(line: string): void {
-    const end = this.off + line.length + 1;
-    if (end > this.buf.length) this.grow(end);
-    this.off += this.buf.write(line, this.off, 'latin1');
-    this.buf[this.off++] = 10;
+    if (this.off + line.length + 1 > this.cur.length) this.nextChunk(line.length + 1);
+    this.off += HAS_LATIN1_WRITE ? (this.cur as Latin1Buffer).latin1Write(line, this.off) : this.cur.write(line, this.off, 'latin1');
+    this.cur[this.off++] = 10;
     this.count++;
   }
 
@@ -55,36 +74,64 @@ export class LineBuffer implements LineSink {
 
   /** Bytes written. */
   get length(): number {
-    return this.off;
+    return this.fullBytes + this.off;
   }
 
   /** Forgets the content but keeps the memory for the next sync. */
   reset(): void {
+    for (const c of this.full) this.spare.push(c);
+    this.full.length = 0;
+    this.fullLengths.length = 0;
+    this.fullBytes = 0;
     this.off = 0;
     this.count = 0;
   }
 
-  /** The buffer's text: every line terminated by "\n" ("" when empty). */
-  toString(): string {
-    return this.buf.toString('latin1', 0, this.off);
+  /** The content as chunk views, in order (valid until the next write or reset). */
+  chunks(): Buffer[] {
+    const out: Buffer[] = [];
+    for (let i = 0; i < this.full.length; i++) out.push(this.full[i]!.subarray(0, this.fullLengths[i]!));
+    if (this.off > 0) out.push(this.cur.subarray(0, this.off));
+    return out;
   }
 
-  /** The bytes written (a view, valid until the next write or reset). */
+  /** The buffer's text: every line terminated by "\n" ("" when empty). */
+  toString(): string {
+    let s = '';
+    for (const c of this.chunks()) s += c.toString('latin1');
+    return s;
+  }
+
+  /** The bytes written, contiguous (copies when there is more than one chunk). */
   bytes(): Buffer {
-    return this.buf.subarray(0, this.off);
+    const chunks = this.chunks();
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.length);
   }
 
   /** Copies the content into `target` at `offset`; returns the offset after it. */
   copyTo(target: Buffer, offset: number): number {
-    return offset + this.buf.copy(target, offset, 0, this.off);
+    for (let i = 0; i < this.full.length; i++) offset += this.full[i]!.copy(target, offset, 0, this.fullLengths[i]!);
+    return offset + this.cur.copy(target, offset, 0, this.off);
   }
 
-  private grow(needed: number): void {
-    let size = this.buf.length * 2;
-    while (size < needed) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.buf.copy(next, 0, 0, this.off);
-    this.buf = next;
+  private nextChunk(needed: number): void {
+    if (this.off > 0) {
+      this.full.push(this.cur);
+      this.fullLengths.push(this.off);
+      this.fullBytes += this.off;
+    } else {
+      this.spare.push(this.cur);
+    }
+    let next: Buffer | undefined;
+    for (let i = this.spare.length - 1; i >= 0; i--) {
+      if (this.spare[i]!.length >= needed) {
+        next = this.spare[i]!;
+        this.spare.splice(i, 1);
+        break;
+      }
+    }
+    this.cur = next ?? Buffer.allocUnsafe(Math.max(this.chunkBytes, needed));
+    this.off = 0;
   }
 }
 
@@ -113,16 +160,20 @@ export class DiscardLineBuffer implements LineSink {
   }
 }
 
+const FILTER_HEADER = Buffer.from('*filter\n', 'latin1');
+const NAT_HEADER = Buffer.from('COMMIT\n*nat\n', 'latin1');
+const TRAILER = Buffer.from('COMMIT\n', 'latin1');
+
 /**
- * The renderer's reusable output memory: the four sections of the payload and the assembled
- * result. One per proxier (it lives in the ChainNameCache the proxier keeps), reused every sync.
+ * The renderer's reusable output memory: the four sections of the payload. One per proxier (it
+ * lives in the ChainNameCache the proxier keeps), reused every sync.
  */
 export class RenderBuffers {
-  readonly filterChains = new LineBuffer(1 << 10);
+  readonly filterChains = new LineBuffer(1 << 12);
   readonly filterRules = new LineBuffer(1 << 16);
-  readonly natChains = new LineBuffer(1 << 16);
-  readonly natRules = new LineBuffer(1 << 20);
-  private out: Buffer = Buffer.allocUnsafe(1 << 20);
+  readonly natChains = new LineBuffer(DEFAULT_CHUNK);
+  readonly natRules = new LineBuffer(DEFAULT_CHUNK);
+  private out: Buffer | undefined;
   private gen = 0;
 
   /** Incremented by every reset(): results of earlier renders are stale from then on. */
@@ -133,7 +184,9 @@ export class RenderBuffers {
   /** Throws if a render result of generation `gen` is read after the buffers were reused. */
   assertCurrent(gen: number): void {
     if (gen !== this.gen) {
-      throw new Error('renderRuleset result read after a later renderRuleset call reused its buffers: read payload/payloadBytes before rendering again');
+      throw new Error(
+        'renderRuleset result read after a later renderRuleset call reused its buffers: read payload/payloadBytes/payloadChunks before rendering again',
+      );
     }
   }
 
@@ -145,26 +198,49 @@ export class RenderBuffers {
     this.natRules.reset();
   }
 
+  /** Total payload size in bytes. */
+  get length(): number {
+    return (
+      FILTER_HEADER.length +
+      this.filterChains.length +
+      this.filterRules.length +
+      NAT_HEADER.length +
+      this.natChains.length +
+      this.natRules.length +
+      TRAILER.length
+    );
+  }
+
   /**
-   * "*filter\n" + filter chains + filter rules + "COMMIT\n*nat\n" + nat chains + nat rules +
-   * "COMMIT\n", assembled into the reusable output buffer; returns a view of it.
+   * The payload as an ordered list of buffers ("*filter\n", filter chains, filter rules,
+   * "COMMIT\n*nat\n", nat chains, nat rules, "COMMIT\n"): write them in order, no copying.
    */
+  chunks(): Buffer[] {
+    return [
+      FILTER_HEADER,
+      ...this.filterChains.chunks(),
+      ...this.filterRules.chunks(),
+      NAT_HEADER,
+      ...this.natChains.chunks(),
+      ...this.natRules.chunks(),
+      TRAILER,
+    ];
+  }
+
+  /** The payload in one contiguous buffer (reused memory); returns a view of it. */
   assemble(): Buffer {
-    const total =
-      16 + 12 + this.filterChains.length + this.filterRules.length + this.natChains.length + this.natRules.length;
-    if (total > this.out.length) {
-      let size = this.out.length * 2;
-      while (size < total) size *= 2;
-      this.out = Buffer.allocUnsafe(size);
+    const total = this.length;
+    if (this.out === undefined || total > this.out.length) {
+      this.out = Buffer.allocUnsafe(Math.max(total, (this.out?.length ?? 0) * 2));
     }
     const out = this.out;
-    let off = out.write('*filter\n', 0, 'latin1');
+    let off = FILTER_HEADER.copy(out, 0);
     off = this.filterChains.copyTo(out, off);
     off = this.filterRules.copyTo(out, off);
-    off += out.write('COMMIT\n*nat\n', off, 'latin1');
+    off += NAT_HEADER.copy(out, off);
     off = this.natChains.copyTo(out, off);
     off = this.natRules.copyTo(out, off);
-    off += out.write('COMMIT\n', off, 'latin1');
+    off += TRAILER.copy(out, off);
     return out.subarray(0, off);
   }
 }

@@ -257,3 +257,123 @@ describe('partial sync bookkeeping', () => {
     expect(fp.ipt.chainExists('nat', 'KUBE-SEP-SNQ3ZNILQDEJNDQO')).toBe(true);
   });
 });
+
+describe('payload views', () => {
+  const input = () => {
+    const fp = new FakeProxier();
+    fp.addService(
+      makeTestService('ns1', 'svc1', (svc) => {
+        svc.spec.clusterIP = '172.30.0.41';
+        svc.spec.ports = [{ name: 'p80', port: 80, protocol: 'TCP' }];
+      }),
+    );
+    fp.setEndpoints('ns1', 'svc1', 'p80', 80, [{ ip: '10.180.0.1' }]);
+    return fp;
+  };
+
+  it('payload, payloadBytes and payloadChunks hold the same text', () => {
+    const fp = input();
+    const names = new ChainNameCache();
+    const r = renderRuleset({ serviceMap: fp.serviceMap, endpointsMap: fp.endpointsMap, changedServices: null, existingNatChains: null }, fp.options, names);
+    const text = r.payload;
+    expect(r.payloadBytes.toString('latin1')).toBe(text);
+    expect(Buffer.concat([...r.payloadChunks]).toString('latin1')).toBe(text);
+    expect(r.payloadLength).toBe(text.length);
+    expect(text.startsWith('*filter\n')).toBe(true);
+    expect(text.endsWith('COMMIT\n')).toBe(true);
+  });
+
+  it('refuses to read views of a result whose buffers a later render reused; a string already read stays valid', () => {
+    const fp = input();
+    const names = new ChainNameCache();
+    const args = [{ serviceMap: fp.serviceMap, endpointsMap: fp.endpointsMap, changedServices: null, existingNatChains: null }, fp.options, names] as const;
+    const r1 = renderRuleset(...args);
+    const text1 = r1.payload;
+    const r2 = renderRuleset(...args);
+    expect(() => r1.payloadBytes).toThrow(/reused its buffers/);
+    expect(() => r1.payloadChunks).toThrow(/reused its buffers/);
+    expect(r1.payload).toBe(text1);
+    expect(r2.payload).toBe(text1);
+    const r3 = renderRuleset(...args);
+    expect(() => r2.payloadChunks).toThrow();
+    void r3;
+  });
+
+  it('keeps many services across chunk boundaries intact', () => {
+    const fp = new FakeProxier();
+    for (let i = 0; i < 3000; i++) {
+      fp.addService(
+        makeTestService(`ns${i % 7}`, `svc${i}`, (svc) => {
+          svc.spec.clusterIP = `172.30.${i >> 8}.${i & 255}`;
+          svc.spec.ports = [{ name: 'p80', port: 80, protocol: 'TCP' }];
+        }),
+      );
+      fp.setEndpoints(`ns${i % 7}`, `svc${i}`, 'p80', 80, [{ ip: `10.1.${i >> 8}.${i & 255}` }, { ip: `10.2.${i >> 8}.${i & 255}` }]);
+    }
+    const names = new ChainNameCache();
+    const r = renderRuleset({ serviceMap: fp.serviceMap, endpointsMap: fp.endpointsMap, changedServices: null, existingNatChains: null }, fp.options, names);
+    const text = r.payload;
+    expect(r.payloadChunks.length).toBeGreaterThan(4);
+    const lines = text.split('\n');
+    // Every line is whole: a chain line, a rule, a table header or COMMIT.
+    expect(lines.filter((l) => l !== '' && !/^(\*filter|\*nat|COMMIT|:[A-Z0-9-]+ - \[0:0\]|-A [A-Z0-9-]+ .*|-X [A-Z0-9-]+)$/.test(l))).toEqual([]);
+    expect(lines.filter((l) => l.startsWith('-A KUBE-SEP-') && l.includes('-j DNAT'))).toHaveLength(6000);
+    expect(r.natRuleCount).toBe(lines.filter((l) => l.startsWith('-A ')).length - r.filterRuleCount);
+  });
+});
+
+describe('partial sync counts', () => {
+  it.each([{ kind: 'cidr', cidr: '10.0.0.0/8' } as const, { kind: 'none' } as const])(
+    'a partial sync that rewrites nothing counts exactly the lines a full sync writes (detector %j)',
+    (localDetector) => {
+      const fp = new FakeProxier('IPv4', { localDetector });
+      const mk = (i: number, fn: Parameters<typeof makeTestService>[2]) => fp.addService(makeTestService(`ns${i}`, `svc${i}`, fn));
+      mk(1, (s) => {
+        s.spec.type = 'LoadBalancer';
+        s.spec.clusterIP = '172.30.0.41';
+        s.spec.externalIPs = ['192.168.99.11'];
+        s.spec.ports = [{ name: 'p80', port: 80, protocol: 'TCP', nodePort: 3001 }];
+        s.status.loadBalancer = { ingress: [{ ip: '1.2.3.4' }, { ip: '5.6.7.8' }] };
+        s.spec.loadBalancerSourceRanges = ['192.168.0.0/24', '203.0.113.0/25'];
+        s.spec.sessionAffinity = 'ClientIP';
+      });
+      mk(2, (s) => {
+        s.spec.type = 'LoadBalancer';
+        s.spec.externalTrafficPolicy = 'Local';
+        s.spec.healthCheckNodePort = 30000;
+        s.spec.clusterIP = '172.30.0.42';
+        s.spec.ports = [{ name: 'p80', port: 80, protocol: 'TCP', nodePort: 3002 }];
+        s.status.loadBalancer = { ingress: [{ ip: '1.2.3.5' }] };
+      });
+      mk(3, (s) => {
+        s.spec.type = 'NodePort';
+        s.spec.externalTrafficPolicy = 'Local';
+        s.spec.healthCheckNodePort = 30001;
+        s.spec.clusterIP = '172.30.0.43';
+        s.spec.ports = [{ name: 'p80', port: 80, protocol: 'UDP', nodePort: 3003 }];
+      });
+      mk(4, (s) => {
+        s.spec.clusterIP = '172.30.0.44';
+        s.spec.internalTrafficPolicy = 'Local';
+        s.spec.ports = [{ name: 'p80', port: 80, protocol: 'TCP' }];
+      });
+      mk(5, (s) => {
+        s.spec.clusterIP = '172.30.0.45';
+        s.spec.ports = [{ name: 'p80', port: 80, protocol: 'SCTP' }];
+      });
+      fp.setEndpoints('ns1', 'svc1', 'p80', 80, [{ ip: '10.1.0.1', nodeName: TEST_NODE_NAME }, { ip: '10.1.0.2' }, { ip: '10.1.0.3' }]);
+      fp.setEndpoints('ns2', 'svc2', 'p80', 80, [{ ip: '10.2.0.1', nodeName: TEST_NODE_NAME }, { ip: '10.2.0.2' }]);
+      fp.setEndpoints('ns3', 'svc3', 'p80', 80, [{ ip: '10.3.0.2' }]);
+      fp.setEndpoints('ns4', 'svc4', 'p80', 80, [{ ip: '10.4.0.1', nodeName: TEST_NODE_NAME }, { ip: '10.4.0.2' }]);
+      fp.setEndpoints('ns5', 'svc5', 'p80', 80, [{ ip: '10.5.0.1' }]);
+      const full = fp.syncProxyRules();
+      const fullNat = full.natRuleCount;
+      const fullChains = full.natChainCount;
+      const partial = fp.syncProxyRules();
+      expect(partial.natRuleCountTotal).toBe(fullNat);
+      expect(partial.natChainCount + partial.skippedNatChainCount).toBe(fullChains);
+      expect([...partial.activeNatChains].sort()).toEqual([...full.activeNatChains].sort());
+      expect(partial.staleChainsDeleted).toBe(0);
+    },
+  );
+});

@@ -86,17 +86,20 @@ export interface RenderInput {
 export interface RenderResult {
   /**
    * The full iptables-restore input: "*filter ... COMMIT\n*nat ... COMMIT\n".
-   * Built lazily from payloadBytes on first read (an 18 MB string costs ~80 ms at 10k services, so a
-   * proxier that writes payloadBytes never pays for it). Read it before the next renderRuleset call
-   * with the same ChainNameCache; reading it afterwards throws.
+   *
+   * payload, payloadBytes and payloadChunks are three views of the same text, built lazily from
+   * memory the ChainNameCache owns and reuses on the next render (an 18 MB string costs ~80 ms at
+   * 10k services; the chunks cost nothing). Read what you need before calling renderRuleset again
+   * with the same cache: reading these properties afterwards throws, and Buffers obtained earlier
+   * are overwritten. A string, once read, stays valid.
    */
   readonly payload: string;
-  /**
-   * The same payload as bytes, ready to write to iptables-restore's stdin without re-encoding.
-   * A view of memory owned by the ChainNameCache and reused by the next renderRuleset call with it
-   * (reading the property afterwards throws; a view obtained earlier is silently overwritten).
-   */
+  /** The payload in one contiguous Buffer (one copy of the chunks into reused memory). */
   readonly payloadBytes: Buffer;
+  /** The payload as an ordered list of Buffers: write them in order to iptables-restore's stdin (no copy). */
+  readonly payloadChunks: readonly Buffer[];
+  /** Size of the payload in bytes. */
+  readonly payloadLength: number;
   /** Filter rules written (kubeproxy_sync_proxy_rules_iptables_last/_total{table="filter"}). */
   filterRuleCount: number;
   /** Nat rules written, not counting `-X` lines (kubeproxy_sync_proxy_rules_iptables_last{table="nat"}). */
@@ -543,22 +546,27 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
 
   names.endSync();
 
-  const payloadBytes = buffers.assemble();
   const generation = buffers.generation;
+  let payloadBytes: Buffer | undefined;
   let payloadText: string | undefined;
 
   return {
     get payload(): string {
       if (payloadText === undefined) {
         buffers.assertCurrent(generation);
-        payloadText = payloadBytes.toString('latin1');
+        payloadText = (payloadBytes ??= buffers.assemble()).toString('latin1');
       }
       return payloadText;
     },
     get payloadBytes(): Buffer {
       buffers.assertCurrent(generation);
-      return payloadBytes;
+      return (payloadBytes ??= buffers.assemble());
     },
+    get payloadChunks(): readonly Buffer[] {
+      buffers.assertCurrent(generation);
+      return buffers.chunks();
+    },
+    payloadLength: buffers.length,
     filterRuleCount: filterRules.lines,
     natRuleCount: natRules.lines - deletedChains,
     natRuleCountTotal: natRules.lines + skippedNatRules - deletedChains,

@@ -61,7 +61,7 @@ export class ManifestSource {
 
   /** The proxy's own Node from the manifests, if present. */
   node(): V1Node | undefined {
-    return this.current().get(`Node/${this.opts.nodeName}`)?.object as V1Node | undefined;
+    return this.current().get(`Node/${this.opts.nodeName}`)?.object as unknown as V1Node | undefined;
   }
 
   /** Objects currently known, for logging and tests. */
@@ -199,22 +199,25 @@ export class ManifestSource {
 
   private call(kind: ProxiedKind, op: 'add' | 'update' | 'delete', a: ManifestObject, b: ManifestObject | undefined, h: ManifestHandlers): void {
     // Handlers must never take the source down: a throw is a bug in a handler, logged and contained.
+    // The objects are passed on as decoded; core validates every field it reads.
+    const prev = a as unknown;
+    const cur = b as unknown;
     try {
       if (kind === 'Service') {
         const s = h.services;
-        if (op === 'add') s.onServiceAdd(a as V1Service);
-        else if (op === 'update') s.onServiceUpdate(a as V1Service, b as V1Service);
-        else s.onServiceDelete(a as V1Service);
+        if (op === 'add') s.onServiceAdd(prev as V1Service);
+        else if (op === 'update') s.onServiceUpdate(prev as V1Service, cur as V1Service);
+        else s.onServiceDelete(prev as V1Service);
       } else if (kind === 'EndpointSlice') {
         const s = h.endpointSlices;
-        if (op === 'add') s.onEndpointSliceAdd(a as V1EndpointSlice);
-        else if (op === 'update') s.onEndpointSliceUpdate(a as V1EndpointSlice, b as V1EndpointSlice);
-        else s.onEndpointSliceDelete(a as V1EndpointSlice);
+        if (op === 'add') s.onEndpointSliceAdd(prev as V1EndpointSlice);
+        else if (op === 'update') s.onEndpointSliceUpdate(prev as V1EndpointSlice, cur as V1EndpointSlice);
+        else s.onEndpointSliceDelete(prev as V1EndpointSlice);
       } else {
         const n = h.node;
-        if (op === 'add') n.onNodeAdd(a as V1Node);
-        else if (op === 'update') n.onNodeUpdate(a as V1Node, b as V1Node);
-        else n.onNodeDelete(a as V1Node);
+        if (op === 'add') n.onNodeAdd(prev as V1Node);
+        else if (op === 'update') n.onNodeUpdate(prev as V1Node, cur as V1Node);
+        else n.onNodeDelete(prev as V1Node);
       }
     } catch (err) {
       this.opts.logger.error('Handler failed for manifest object', { kind, op, name: a.metadata?.name, err: (err as Error).message });
