@@ -1,1 +1,1 @@
-module.exports = { displayName: 'tools', preset: '../../jest.preset.js' };
+module.exports = { displayName: 'tools', preset: '../jest.preset.js' };

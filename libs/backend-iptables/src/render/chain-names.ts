@@ -48,18 +48,18 @@ function sha256Ascii(s: string): boolean {
   for (let b = 0; b < total; b += 64) {
     for (let i = 0; i < 16; i++) {
       const j = b + i * 4;
-      W[i] = (buf[j]! << 24) | (buf[j + 1]! << 16) | (buf[j + 2]! << 8) | buf[j + 3]!;
+      W[i] = (buf[j] << 24) | (buf[j + 1] << 16) | (buf[j + 2] << 8) | buf[j + 3];
     }
     for (let i = 16; i < 64; i++) {
-      const x = W[i - 15]!, y = W[i - 2]!;
+      const x = W[i - 15], y = W[i - 2];
       const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
       const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-      W[i] = (W[i - 16]! + s0 + W[i - 7]! + s1) | 0;
+      W[i] = (W[i - 16] + s0 + W[i - 7] + s1) | 0;
     }
     let a = h0, bb = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
     for (let i = 0; i < 64; i++) {
       const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-      const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i]! + W[i]!) | 0;
+      const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i] + W[i]) | 0;
       const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
       const t2 = (S0 + ((a & bb) ^ (a & c) ^ (bb & c))) | 0;
       h = g;
@@ -88,9 +88,9 @@ const B32 = BASE32_ALPHABET;
 function hash16(input: string): string {
   let w0: number, w1: number, w2: number;
   if (sha256Ascii(input)) {
-    w0 = DIGEST[0]!;
-    w1 = DIGEST[1]!;
-    w2 = DIGEST[2]!;
+    w0 = DIGEST[0];
+    w1 = DIGEST[1];
+    w2 = DIGEST[2];
   } else {
     const d = hash('sha256', input, 'buffer');
     w0 = d.readInt32BE(0);
@@ -99,10 +99,10 @@ function hash16(input: string): string {
   }
   // Bits 0..79 of the digest: w0 (32) + w1 (32) + the top 16 bits of w2.
   return (
-    B32[(w0 >>> 27) & 31]! + B32[(w0 >>> 22) & 31]! + B32[(w0 >>> 17) & 31]! + B32[(w0 >>> 12) & 31]! +
-    B32[(w0 >>> 7) & 31]! + B32[(w0 >>> 2) & 31]! + B32[((w0 & 3) << 3) | ((w1 >>> 29) & 7)]! + B32[(w1 >>> 24) & 31]! +
-    B32[(w1 >>> 19) & 31]! + B32[(w1 >>> 14) & 31]! + B32[(w1 >>> 9) & 31]! + B32[(w1 >>> 4) & 31]! +
-    B32[((w1 & 15) << 1) | ((w2 >>> 31) & 1)]! + B32[(w2 >>> 26) & 31]! + B32[(w2 >>> 21) & 31]! + B32[(w2 >>> 16) & 31]!
+    B32[(w0 >>> 27) & 31] + B32[(w0 >>> 22) & 31] + B32[(w0 >>> 17) & 31] + B32[(w0 >>> 12) & 31] +
+    B32[(w0 >>> 7) & 31] + B32[(w0 >>> 2) & 31] + B32[((w0 & 3) << 3) | ((w1 >>> 29) & 7)] + B32[(w1 >>> 24) & 31] +
+    B32[(w1 >>> 19) & 31] + B32[(w1 >>> 14) & 31] + B32[(w1 >>> 9) & 31] + B32[(w1 >>> 4) & 31] +
+    B32[((w1 & 15) << 1) | ((w2 >>> 31) & 1)] + B32[(w2 >>> 26) & 31] + B32[(w2 >>> 21) & 31] + B32[(w2 >>> 16) & 31]
   );
 }
 
@@ -113,10 +113,10 @@ export function hash16Reference(input: string): string {
   let value = 0;
   let out = '';
   for (let i = 0; i < 10; i++) {
-    value = (value << 8) | d[i]!;
+    value = (value << 8) | d[i];
     bits += 8;
     while (bits >= 5) {
-      out += B32[(value >>> (bits - 5)) & 31]!;
+      out += B32[(value >>> (bits - 5)) & 31];
       bits -= 5;
     }
   }

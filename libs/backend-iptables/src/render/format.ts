@@ -20,7 +20,7 @@ const precomputed: string[] = ['<bad value>'];
 /** Cached computeProbability(n) (upstream's precomputedProbabilities). */
 export function probability(n: number): string {
   for (let i = precomputed.length; i <= n; i++) precomputed.push(computeProbability(i));
-  return precomputed[n]!;
+  return precomputed[n];
 }
 
 /**

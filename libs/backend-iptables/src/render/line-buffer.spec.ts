@@ -60,12 +60,12 @@ describe('constants', () => {
 
   it('jump rule arguments as upstream ensures them', () => {
     expect(JUMP_CHAINS).toHaveLength(12);
-    expect(jumpRuleArgs(JUMP_CHAINS[0]!)).toEqual([
+    expect(jumpRuleArgs(JUMP_CHAINS[0])).toEqual([
       '-m', 'conntrack', '--ctstate', 'NEW', '-m', 'comment', '--comment', 'kubernetes externally-visible service portals', '-j', 'KUBE-EXTERNAL-SERVICES',
     ]);
     const natPre = JUMP_CHAINS.find((j) => j.table === 'nat' && j.srcChain === 'PREROUTING')!;
     expect(jumpRuleArgs(natPre)).toEqual(['-m', 'comment', '--comment', 'kubernetes service portals', '-j', 'KUBE-SERVICES']);
-    expect(jumpRuleArgs(KUBELET_JUMP_CHAINS[0]!)).toEqual(['-j', 'KUBE-FIREWALL']);
-    expect(jumpRuleArgs(KUBELET_JUMP_CHAINS[0]!, true)).toEqual(['-m', 'comment', '--comment', '', '-j', 'KUBE-FIREWALL']);
+    expect(jumpRuleArgs(KUBELET_JUMP_CHAINS[0])).toEqual(['-j', 'KUBE-FIREWALL']);
+    expect(jumpRuleArgs(KUBELET_JUMP_CHAINS[0], true)).toEqual(['-m', 'comment', '--comment', '', '-j', 'KUBE-FIREWALL']);
   });
 });

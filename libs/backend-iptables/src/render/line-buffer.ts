@@ -90,7 +90,7 @@ export class LineBuffer implements LineSink {
   /** The content as chunk views, in order (valid until the next write or reset). */
   chunks(): Buffer[] {
     const out: Buffer[] = [];
-    for (let i = 0; i < this.full.length; i++) out.push(this.full[i]!.subarray(0, this.fullLengths[i]!));
+    for (let i = 0; i < this.full.length; i++) out.push(this.full[i].subarray(0, this.fullLengths[i]));
     if (this.off > 0) out.push(this.cur.subarray(0, this.off));
     return out;
   }
@@ -105,12 +105,12 @@ export class LineBuffer implements LineSink {
   /** The bytes written, contiguous (copies when there is more than one chunk). */
   bytes(): Buffer {
     const chunks = this.chunks();
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.length);
+    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.length);
   }
 
   /** Copies the content into `target` at `offset`; returns the offset after it. */
   copyTo(target: Buffer, offset: number): number {
-    for (let i = 0; i < this.full.length; i++) offset += this.full[i]!.copy(target, offset, 0, this.fullLengths[i]!);
+    for (let i = 0; i < this.full.length; i++) offset += this.full[i].copy(target, offset, 0, this.fullLengths[i]);
     return offset + this.cur.copy(target, offset, 0, this.off);
   }
 
@@ -124,8 +124,8 @@ export class LineBuffer implements LineSink {
     }
     let next: Buffer | undefined;
     for (let i = this.spare.length - 1; i >= 0; i--) {
-      if (this.spare[i]!.length >= needed) {
-        next = this.spare[i]!;
+      if (this.spare[i].length >= needed) {
+        next = this.spare[i];
         this.spare.splice(i, 1);
         break;
       }

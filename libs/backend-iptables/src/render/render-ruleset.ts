@@ -16,9 +16,10 @@
  *    and upstream's own tests normalise exactly that away (sortIPTablesRules).
  * 2. Stale chain deletion. Upstream walks `existing.Difference(active)`, a Go set (random order);
  *    we write the `-X` lines (and their flushing chain lines) sorted by chain name.
- *    Whether to delete at all this sync (upstream: always, except at most once per syncPeriod in
- *    large-cluster mode) is the caller's decision: pass `existingNatChains: null` to skip, and use
- *    `result.largeClusterMode` to decide.
+ *    Whether to delete at all this sync is the caller's decision, as is running iptables-save:
+ *    upstream does it on every sync, except in large-cluster mode at most once per syncPeriod.
+ *    Use `isLargeClusterMode(serviceMap, endpointsMap)` before rendering, pass
+ *    `existingNatChains: null` to skip, and set lastCleanup when `result.staleChainCleanupRan`.
  * 3. nodePortAddresses IPs are written in the order given (upstream: Go map order from
  *    GetNodeIPs). IPs not of `family` are ignored (upstream never has any).
  * 4. Upstream's NewProxier turns localhostNodePorts off when nodePortAddresses does not contain
@@ -35,6 +36,15 @@
  * 8. Endpoint order within a service is the EndpointsMap order (core sorts by `ip:port` string as
  *    upstream's EndpointSliceCache does).
  * 9. Upstream logs and skips services/endpoints that fail a type assertion; ours cannot fail.
+ * 10. Partial syncs: upstream formats the rules of unchanged services into a discarding buffer to
+ *    count them; we count them without formatting (same counts, see natRuleCountTotal).
+ * 11. Defaults for options upstream always knows: `nfacct` none (upstream: whichever counters it
+ *    managed to create, normally both), `conntrackTCPLiberal` false, `nodeIP` null (upstream's nil
+ *    nodeIP behaves the same: no "allow from node" rules in KUBE-FW chains).
+ *
+ * API-only differences (same text): the payload is also available as Buffers, and all three
+ * views are built lazily from memory reused by the next render (see RenderResult.payload). The
+ * memory and the chain-name memo live in the ChainNameCache the proxier keeps across syncs.
  *
  * No other behavioural difference is intended; in particular IPv6 has the same REJECT target as
  * IPv4 (upstream does not use a family-specific reject type) and differs only in `! -d ::1/128`
@@ -155,11 +165,11 @@ export function isLargeClusterMode(serviceMap: ServicePortMap, endpointsMap: End
   return countEndpoints(serviceMap, endpointsMap) > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
 }
 
-/** Keys in plain code-unit order (no locale work): the deterministic stand-in for Go map order. */
-function sortedKeys(map: ReadonlyMap<string, unknown>): string[] {
-  const keys = Array.from(map.keys());
-  keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return keys;
+/** Entries sorted by key in plain code-unit order (no locale work): the deterministic stand-in for Go map order. */
+function sortedEntries<V>(map: ReadonlyMap<string, V>): Array<[string, V]> {
+  const entries = Array.from(map);
+  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return entries;
 }
 
 export function renderRuleset(input: RenderInput, options: RenderOptions, names: ChainNameCache): RenderResult {
@@ -218,7 +228,7 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
   const activeNatChains = new Set<string>();
 
   // Sorted for determinism (see header, item 1).
-  const svcKeys = sortedKeys(serviceMap);
+  const services = sortedEntries(serviceMap);
 
   const totalEndpoints = countEndpoints(serviceMap, endpointsMap);
   const largeClusterMode = totalEndpoints > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
@@ -226,9 +236,8 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
   let noLocalInternal = 0;
   let noLocalExternal = 0;
 
-  for (let si = 0; si < svcKeys.length; si++) {
-    const svcKey = svcKeys[si]!;
-    const svc = serviceMap.get(svcKey)!;
+  for (let si = 0; si < services.length; si++) {
+    const [svcKey, svc] = services[si];
     const protocol = lowerProtocol(svc.protocol);
     const n = svc.name.key;
     const chains: ServiceChainNames = names.service(n, svc.protocol);
@@ -307,7 +316,7 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     // Capture externalIPs.
     const externalIPs = svc.externalIPs;
     for (let i = 0; i < externalIPs.length; i++) {
-      const eip = externalIPs[i]!;
+      const eip = externalIPs[i];
       if (hasEndpoints) {
         natRules.write(
           `-A ${SERVICES} -m comment --comment "${n} external IP" ${proto} -d ${eip} --dport ${port} -j ${externalTrafficChain}`,
@@ -323,7 +332,7 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     // Capture load-balancer ingress.
     const lbVIPs = svc.loadBalancerVIPs;
     for (let i = 0; i < lbVIPs.length; i++) {
-      const lbip = lbVIPs[i]!;
+      const lbip = lbVIPs[i];
       if (hasEndpoints) {
         natRules.write(
           `-A ${SERVICES} -m comment --comment "${n} loadbalancer IP" ${proto} -d ${lbip} --dport ${port} -j ${loadBalancerTrafficChain}`,
@@ -338,7 +347,7 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     if (!hasExternalEndpoints) {
       for (let i = 0; i < lbVIPs.length; i++) {
         filterRules.write(
-          `-A ${EXTERNAL_SERVICES} -m comment --comment ${externalTrafficFilterComment} ${proto} -d ${lbVIPs[i]!} --dport ${port} -j ${externalTrafficFilterTarget}`,
+          `-A ${EXTERNAL_SERVICES} -m comment --comment ${externalTrafficFilterComment} ${proto} -d ${lbVIPs[i]} --dport ${port} -j ${externalTrafficFilterTarget}`,
         );
       }
     }
@@ -423,7 +432,7 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
       const ranges = svc.loadBalancerSourceRanges;
       let allowFromNode = false;
       if (nodeIP !== null) {
-        for (let i = 0; i < ranges.length && !allowFromNode; i++) allowFromNode = cidrContains(ranges[i]!, nodeIP);
+        for (let i = 0; i < ranges.length && !allowFromNode; i++) allowFromNode = cidrContains(ranges[i], nodeIP);
       }
       if (!emit) {
         skippedNatChains++;
@@ -432,12 +441,12 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
         natChains.write(makeChainLine(fwChain));
         const fwArgs = `-A ${fwChain} -m comment --comment "${n} loadbalancer IP"`;
         for (let i = 0; i < ranges.length; i++) {
-          natRules.write(`${fwArgs} -s ${ranges[i]!} -j ${externalTrafficChain}`);
+          natRules.write(`${fwArgs} -s ${ranges[i]} -j ${externalTrafficChain}`);
         }
         // VIP-like LBs: requests from this node to the VIP loop back with the VIP as source.
         if (allowFromNode) {
           for (let i = 0; i < lbVIPs.length; i++) {
-            natRules.write(`${fwArgs} -s ${lbVIPs[i]!} -j ${externalTrafficChain}`);
+            natRules.write(`${fwArgs} -s ${lbVIPs[i]} -j ${externalTrafficChain}`);
           }
         }
         // Anything reaching the end of the chain was not DNATed: KUBE-PROXY-FIREWALL drops it.
@@ -472,12 +481,12 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     // Per-endpoint chains.
     const reachable = cat.allReachableEndpoints;
     if (!emit) {
-      for (let i = 0; i < reachable.length; i++) activeNatChains.add(names.sepOf(chains, reachable[i]!.key));
+      for (let i = 0; i < reachable.length; i++) activeNatChains.add(names.sepOf(chains, reachable[i].key));
       skippedNatChains += reachable.length;
       skippedNatRules += 2 * reachable.length;
     } else {
       for (let i = 0; i < reachable.length; i++) {
-        const ep = reachable[i]!;
+        const ep = reachable[i];
         const endpointChain = names.sepOf(chains, ep.key);
         natChains.write(makeChainLine(endpointChain));
         activeNatChains.add(endpointChain);
@@ -596,14 +605,14 @@ function writeServiceToEndpointRules(
   if (svc.sessionAffinityClientIP) {
     const seconds = svc.stickyMaxAgeSeconds;
     for (let i = 0; i < count; i++) {
-      const ep = endpoints[i]!;
+      const ep = endpoints[i];
       const sep = names.sepOf(chains, ep.key);
       const head = largeClusterMode ? `-A ${svcChain}` : `-A ${svcChain} -m comment --comment "${n} -> ${ep.key}"`;
       natRules.write(`${head} -m recent --name ${sep} --rcheck --seconds ${seconds} --reap -j ${sep}`);
     }
   }
   for (let i = 0; i < count; i++) {
-    const ep = endpoints[i]!;
+    const ep = endpoints[i];
     const sep = names.sepOf(chains, ep.key);
     const head = largeClusterMode ? `-A ${svcChain}` : `-A ${svcChain} -m comment --comment "${n} -> ${ep.key}"`;
     if (i < count - 1) {

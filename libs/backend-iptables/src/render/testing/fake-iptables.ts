@@ -223,7 +223,7 @@ export function tracePacket(
   tracer.runChain('nat', 'PREROUTING', sourceIP, protocol, destIP, destPort);
   if (tracer.outputs.length !== 0) {
     // Go's strings.Split(output, ":")[0] (upstream only traces IPv4 here).
-    destIP = tracer.outputs[0]!.split(':')[0]!;
+    destIP = tracer.outputs[0].split(':')[0];
   }
   tracer.runChain('filter', 'KUBE-SERVICES', sourceIP, protocol, destIP, destPort);
   tracer.runChain('filter', 'KUBE-EXTERNAL-SERVICES', sourceIP, protocol, destIP, destPort);

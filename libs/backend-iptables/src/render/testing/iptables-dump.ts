@@ -86,14 +86,14 @@ export function parseRule(rule: string): Rule {
   const words: string[] = [];
   const wordRegex = /(?:^|\s)("[^"]*"|[^"]\S*)/g;
   for (let m = wordRegex.exec(rule); m !== null; m = wordRegex.exec(rule)) {
-    words.push(m[1]!.replace(/^"+|"+$/g, ''));
+    words.push(m[1].replace(/^"+|"+$/g, ''));
   }
   if (words.length < 2 || words[0] !== '-A') throw new Error(`bad iptables rule (does not start with "-A CHAIN"): ${rule}`);
   if (words.length < 3) throw new Error(`bad iptables rule (no match rules): ${rule}`);
   const parsed: Record<string, unknown> = { raw: rule };
   let negated = false;
   for (let w = 0; w < words.length; ) {
-    const word = words[w]!;
+    const word = words[w];
     if (word === '-m' && w < words.length - 1) {
       w += 2;
       continue;
@@ -111,10 +111,10 @@ export function parseRule(rule: string): Rule {
         parsed[p.field] = !negated;
         w++;
       } else if (p.kind === 'value') {
-        parsed[p.field] = { negated, value: words[w + 1]! };
+        parsed[p.field] = { negated, value: words[w + 1] };
         w += 2;
       } else {
-        parsed[p.field] = words[w + 1]!;
+        parsed[p.field] = words[w + 1];
         w += 2;
       }
     } else {
@@ -138,7 +138,7 @@ export function parseIPTablesDump(data: string): IPTablesDump {
       if (state === 'table') {
         const m = /^\*(.*)$/.exec(line);
         if (m === null) throw new Error(`could not parse iptables data (table ${dump.tables.length + 1} starts with "${line}" not a table name)`);
-        t = { name: m[1]!, chains: [] };
+        t = { name: m[1], chains: [] };
         dump.tables.push(t);
         state = 'chains';
         break;
@@ -150,17 +150,17 @@ export function parseIPTablesDump(data: string): IPTablesDump {
           raw = line;
           continue; // retry as a rule
         }
-        t!.chains.push({ name: m[1]!, packets: Number(m[2]), bytes: Number(m[3]), rules: [], deleted: false });
+        t!.chains.push({ name: m[1], packets: Number(m[2]), bytes: Number(m[3]), rules: [], deleted: false });
         break;
       }
       let m = /^-A ([^ ]*) (.*)$/.exec(line);
       if (m !== null) {
-        const c = getChain(dump, t!.name, m[1]!);
+        const c = getChain(dump, t!.name, m[1]);
         if (c === undefined) throw new Error(`error parsing rule "${line}": no such chain "${m[1]}"`);
         if (c.deleted) throw new Error(`cannot add rules to deleted chain "${m[1]}"`);
         c.rules.push(parseRule(line));
       } else if ((m = /^-X (.*)$/.exec(line)) !== null) {
-        const c = getChain(dump, t!.name, m[1]!);
+        const c = getChain(dump, t!.name, m[1]);
         if (c === undefined) throw new Error(`error parsing rule "${line}": no such chain "${m[1]}"`);
         if (c.rules.length !== 0) throw new Error(`cannot delete chain "${m[1]}" after adding rules`);
         c.deleted = true;
@@ -208,7 +208,7 @@ function stableSort<T>(items: T[], less: (a: T, b: T) => boolean): void {
   // Go's sort.SliceStable with a "less" function.
   const indexed = items.map((item, i) => ({ item, i }));
   indexed.sort((a, b) => (less(a.item, b.item) ? -1 : less(b.item, a.item) ? 1 : a.i - b.i));
-  for (let i = 0; i < items.length; i++) items[i] = indexed[i]!.item;
+  for (let i = 0; i < items.length; i++) items[i] = indexed[i].item;
 }
 
 function orderByCommentServiceName(r1: Rule, r2: Rule): boolean {
@@ -283,7 +283,7 @@ export function checkIPTablesRuleJumps(ruleData: string): string | null {
   if (nTables < 2 || rawTables[nTables] !== '') return `bad ruleData (${nTables} tables)`;
   for (const raw of rawTables.slice(0, nTables)) {
     const lines = raw.replace(/^\n+|\n+$/g, '').split('\n');
-    const tableName = lines[0]!.slice(1);
+    const tableName = lines[0].slice(1);
     const created = findAllMatches(lines, /^:([^ ]*)/);
     for (const c of findAllMatches(lines, /-X ([^ ]*)/)) created.delete(c);
     const filled = findAllMatches(lines, /-A ([^ ]*)/);

@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export type Variant = 'legacy' | 'nft';
+
+function run(cmd: string, args: string[], input?: Buffer | string, env?: NodeJS.ProcessEnv, timeoutMs = 900_000): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.on('error', () => undefined); // EPIPE when the tool exits early; its exit code tells why
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, stdout });
+    });
+    child.stdin.end(input ?? '');
+  });
+}
+
+/**
+ * A throwaway network namespace in which a payload is loaded with the real iptables-restore, so the
+ * kernel's cost is measured without touching the root namespace. Legacy runs get their own xtables
+ * lock file so nothing else on the machine is blocked.
+ */
+export class RestoreNamespace {
+  private readonly lockDir = mkdtempSync(join(tmpdir(), 'kp-bench-lock-'));
+  private readonly env: NodeJS.ProcessEnv;
+
+  private constructor(
+    readonly name: string,
+    readonly variant: Variant,
+  ) {
+    this.env = { ...process.env, XTABLES_LOCKFILE: join(this.lockDir, 'xtables.lock') };
+  }
+
+  static async create(name: string, variant: Variant): Promise<RestoreNamespace> {
+    await run('ip', ['netns', 'del', name]); // leftover of an interrupted run, by exact name
+    const r = await run('ip', ['netns', 'add', name]);
+    if (r.code !== 0) throw new Error(`ip netns add ${name}: ${r.stderr.trim()}`);
+    return new RestoreNamespace(name, variant);
+  }
+
+  /** Loads a payload the way the proxier does; resolves with the wall time in ms. */
+  async restore(payload: Buffer): Promise<number> {
+    const started = process.hrtime.bigint();
+    const r = await run('ip', ['netns', 'exec', this.name, `iptables-${this.variant}-restore`, '-w', '5', '--noflush', '--counters'], payload, this.env);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (r.code !== 0) throw new Error(`iptables-${this.variant}-restore failed in ${this.name}: ${r.stderr.trim().slice(0, 500)}`);
+    return ms;
+  }
+
+  async save(table: string): Promise<string> {
+    const r = await run('ip', ['netns', 'exec', this.name, `iptables-${this.variant}-save`, '-t', table], undefined, this.env);
+    return r.stdout;
+  }
+
+  async destroy(): Promise<void> {
+    await run('ip', ['netns', 'del', this.name]);
+    rmSync(this.lockDir, { recursive: true, force: true });
+  }
+}
