@@ -3,11 +3,12 @@
 //
 //   node probe.mjs --proto tcp --host 10.96.0.10 --port 80 [--count 200] [--timeout-ms 1000]
 //                  [--concurrency 1] [--bind 192.168.50.3] [--sport 40000] [--interval-ms 0]
-//                  [--max-total-ms 60000]
+//                  [--max-total-ms 60000] [--stop-after-errors N]
 //   node probe.mjs '{"proto":"udp","host":"10.96.0.53","port":53,"count":3,"sport":40000}'
 //
 // Every try is bounded by --timeout-ms and the whole run by --max-total-ms (tries not started by then
-// count as errors `NOT_RUN`). TCP: one connection per try, the echo server's first line is the answer.
+// count as errors `NOT_RUN`; so do the tries left once --stop-after-errors N errors happened, which
+// keeps a broken datapath from costing count × timeout). TCP: one connection per try, the echo server's first line is the answer.
 // UDP: one request/response per try on a connected socket (ICMP port unreachable => ECONNREFUSED); with
 // --sport every try reuses one socket bound to that source port (same conntrack flow), else each try
 // uses a new socket (new ephemeral port, new flow).
@@ -26,6 +27,7 @@ const DEFAULTS = {
   sport: undefined,
   intervalMs: 0,
   maxTotalMs: 60_000,
+  stopAfterErrors: 0,
 };
 
 function parseArgs(argv) {
@@ -42,6 +44,7 @@ function parseArgs(argv) {
     '--sport': ['sport', Number],
     '--interval-ms': ['intervalMs', Number],
     '--max-total-ms': ['maxTotalMs', Number],
+    '--stop-after-errors': ['stopAfterErrors', Number],
   };
   for (let i = 0; i < argv.length; i++) {
     const k = keys[argv[i]];
@@ -61,6 +64,7 @@ function validate(o) {
   if (!(o.timeoutMs > 0 && o.timeoutMs <= 60_000)) throw new Error('timeoutMs must be in (0, 60000]');
   if (!Number.isInteger(o.concurrency) || o.concurrency < 1 || o.concurrency > 256) throw new Error('concurrency must be 1..256');
   if (!(o.maxTotalMs > 0 && o.maxTotalMs <= 600_000)) throw new Error('maxTotalMs must be in (0, 600000]');
+  if (!Number.isInteger(o.stopAfterErrors) || o.stopAfterErrors < 0) throw new Error('stopAfterErrors must be >= 0 (0 = never)');
   if (o.sport !== undefined && o.concurrency !== 1) throw new Error('--sport needs concurrency 1');
   if (o.sport !== undefined && o.proto !== 'udp') throw new Error('--sport is only supported for udp');
 }
@@ -174,6 +178,7 @@ async function main() {
   const tries = new Array(o.count);
   let shared; // the fixed-source-port UDP socket
   let next = 0;
+  let errorCount = 0;
 
   const oneTry = async () => {
     if (o.proto === 'tcp') return tcpTry(o);
@@ -197,7 +202,7 @@ async function main() {
   const worker = async () => {
     while (next < o.count) {
       const i = next++;
-      if (Date.now() >= deadline) {
+      if (Date.now() >= deadline || (o.stopAfterErrors > 0 && errorCount >= o.stopAfterErrors)) {
         tries[i] = { error: 'NOT_RUN', ms: 0 };
         continue;
       }
@@ -206,6 +211,7 @@ async function main() {
       } catch (e) {
         tries[i] = { error: e.code ?? e.message, ms: 0 };
       }
+      if (tries[i].error) errorCount++;
       if (o.intervalMs > 0 && next < o.count) await new Promise((r) => setTimeout(r, o.intervalMs));
     }
   };

@@ -166,8 +166,26 @@ function processAlive(pid: number): boolean {
   }
 }
 
-async function deleteNamespace(name: string): Promise<void> {
-  // Processes still inside the namespace keep it alive but not its name; that is fine for cleanup.
+/**
+ * Deletes a namespace of ours. Processes still inside it (e.g. a proxy left behind by a killed test run)
+ * are ended first, by the exact pids `ip netns pids` reports for that namespace: a netns whose name is
+ * deleted stays alive as long as a process is in it.
+ */
+async function deleteNamespace(name: string, killProcesses = true): Promise<void> {
+  if (killProcesses) {
+    const r = await run('ip', ['netns', 'pids', name], { allowFailure: true, timeoutMs: 10_000 });
+    const pids = r.stdout
+      .split(/\s+/)
+      .map(Number)
+      .filter((x) => Number.isInteger(x) && x > 1 && x !== process.pid);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  }
   await run('ip', ['netns', 'del', name], { allowFailure: true, timeoutMs: 10_000 });
 }
 

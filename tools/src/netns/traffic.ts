@@ -101,6 +101,8 @@ export interface ProbeOptions {
   readonly intervalMs?: number;
   /** Bound for the whole run (tries not started by then are reported as `NOT_RUN`). */
   readonly maxTotalMs?: number;
+  /** Give up after this many failed tries (the rest are `NOT_RUN`). Default 0 = never. */
+  readonly stopAfterErrors?: number;
 }
 
 export interface ProbeTry {
@@ -145,6 +147,7 @@ export async function probe(node: SimulatedNode, ns: string, opts: ProbeOptions)
     intervalMs: opts.intervalMs ?? 0,
     ...(opts.bind !== undefined ? { bind: opts.bind } : {}),
     ...(opts.sport !== undefined ? { sport: opts.sport } : {}),
+    ...(opts.stopAfterErrors !== undefined ? { stopAfterErrors: opts.stopAfterErrors } : {}),
   };
   const naturalBound = Math.ceil(o.count / o.concurrency) * (o.timeoutMs + o.intervalMs) + 2000;
   const maxTotalMs = Math.min(opts.maxTotalMs ?? naturalBound, 600_000);

@@ -377,3 +377,37 @@ describe('partial sync counts', () => {
     },
   );
 });
+
+describe('session affinity (ClientIP)', () => {
+  it('writes the recent-match rules before the load-balancing rules, and --set in the SEP chains', () => {
+    const fp = new FakeProxier();
+    fp.addService(
+      makeTestService('ns1', 'svc1', (svc) => {
+        svc.spec.clusterIP = '172.30.0.41';
+        svc.spec.ports = [{ name: 'p80', port: 80, protocol: 'TCP' }];
+        svc.spec.sessionAffinity = 'ClientIP';
+        svc.spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 100 } };
+      }),
+    );
+    fp.setEndpoints('ns1', 'svc1', 'p80', 80, [{ ip: '10.180.0.1' }, { ip: '10.180.0.2' }]);
+    fp.syncProxyRules();
+    const SVC = 'KUBE-SVC-XPGD46QRK7WJZT7O';
+    const sep1 = fp.names.sep('ns1/svc1:p80', 'TCP', '10.180.0.1:80');
+    const sep2 = fp.names.sep('ns1/svc1:p80', 'TCP', '10.180.0.2:80');
+    expect(chainRules(fp.iptablesData, 'nat', SVC)).toBe(
+      dedent(`
+        -A ${SVC} -m comment --comment "ns1/svc1:p80 cluster IP" -m tcp -p tcp -d 172.30.0.41 --dport 80 ! -s 10.0.0.0/8 -j KUBE-MARK-MASQ
+        -A ${SVC} -m comment --comment "ns1/svc1:p80 -> 10.180.0.1:80" -m recent --name ${sep1} --rcheck --seconds 100 --reap -j ${sep1}
+        -A ${SVC} -m comment --comment "ns1/svc1:p80 -> 10.180.0.2:80" -m recent --name ${sep2} --rcheck --seconds 100 --reap -j ${sep2}
+        -A ${SVC} -m comment --comment "ns1/svc1:p80 -> 10.180.0.1:80" -m statistic --mode random --probability 0.5000000000 -j ${sep1}
+        -A ${SVC} -m comment --comment "ns1/svc1:p80 -> 10.180.0.2:80" -j ${sep2}
+      `),
+    );
+    expect(chainRules(fp.iptablesData, 'nat', sep2)).toBe(
+      dedent(`
+        -A ${sep2} -m comment --comment ns1/svc1:p80 -s 10.180.0.2 -j KUBE-MARK-MASQ
+        -A ${sep2} -m comment --comment ns1/svc1:p80 -m recent --name ${sep2} --set -m tcp -p tcp -j DNAT --to-destination 10.180.0.2:80
+      `),
+    );
+  });
+});

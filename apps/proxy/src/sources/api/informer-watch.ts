@@ -1,0 +1,90 @@
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
+
+/** What the informer needs to know about, and decide for, each watch ListWatch opens. */
+export interface WatchHooks {
+  /**
+   * Called synchronously when ListWatch asks for a watch. ListWatch applies a fresh list
+   * synchronously right before that, so at this point every add/update/delete of the list has been
+   * delivered: the one reliable "list done" signal client-node 1.4 offers.
+   */
+  beforeWatch(): void;
+  /** Waits for the client rate limiter; rejects when the informer stops meanwhile. */
+  admit(): Promise<void>;
+  isStopped(): boolean;
+  /** The server answered the watch with 200 and headers. */
+  established(): void;
+  /** Any line received (event or bookmark): proof the connection is alive. */
+  activity(): void;
+  /** Server-side watch timeout to request (upstream: 5–10 min, randomised). */
+  timeoutSeconds(): number;
+}
+
+/** How long past the requested server timeout a silent watch is considered dead. */
+const STALL_GRACE_SECONDS = 60;
+
+/**
+ * client-node's Watch with what its 1.4 ListWatch lacks: bookmarks and a server-side timeout are
+ * requested (like client-go's reflector), a watch that stays silent past that timeout is aborted (a
+ * half-open TCP connection would otherwise hang the informer forever), no connection is opened
+ * once the informer is stopped (ListWatch would start one after a list that completes after stop()),
+ * and the informer learns when a list is applied and when the watch is up.
+ */
+export class InformerWatch extends Watch {
+  constructor(
+    config: KubeConfig,
+    private readonly hooks: WatchHooks,
+  ) {
+    super(config);
+  }
+
+  override async watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    this.hooks.beforeWatch();
+    try {
+      await this.hooks.admit();
+    } catch (err) {
+      done(err);
+      return new AbortController();
+    }
+    // A never-connected controller: ListWatch only keeps it to abort it later.
+    if (this.hooks.isStopped()) return new AbortController();
+
+    const timeoutSeconds = this.hooks.timeoutSeconds();
+    let ended = false;
+    let stalled = false;
+    let watchdog: NodeJS.Timeout | undefined;
+    let controller: AbortController | undefined;
+    const arm = () => {
+      if (watchdog) clearTimeout(watchdog);
+      watchdog = setTimeout(() => {
+        stalled = true;
+        controller?.abort();
+      }, (timeoutSeconds + STALL_GRACE_SECONDS) * 1000);
+      watchdog.unref();
+    };
+
+    controller = await super.watch(
+      path,
+      { ...queryParams, allowWatchBookmarks: true, timeoutSeconds },
+      (phase, obj, raw) => {
+        arm();
+        this.hooks.activity();
+        callback(phase, obj, raw);
+      },
+      (err) => {
+        ended = true;
+        if (watchdog) clearTimeout(watchdog);
+        done(stalled ? new Error(`watch received nothing for ${timeoutSeconds + STALL_GRACE_SECONDS}s; reconnecting`) : err);
+      },
+    );
+    if (!ended) {
+      this.hooks.established();
+      arm();
+    }
+    return controller;
+  }
+}
