@@ -5,10 +5,8 @@ module.exports = {
   displayName: 'proxy-e2e',
   preset: '../../jest.preset.js',
   testMatch: ['<rootDir>/e2e/**/*.e2e.spec.ts'],
+  // Each check is bounded far below this; it only guards against a hung setup.
   testTimeout: 120_000,
+  // The suites build namespaces and run a proxy each: one at a time.
   maxWorkers: 1,
-  // The suites share nothing, but each one builds namespaces and starts processes: keep them serial
-  // and let Jest report open handles instead of hanging on them.
-  forceExit: false,
-  detectOpenHandles: false,
 };

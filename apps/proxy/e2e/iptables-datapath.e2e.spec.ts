@@ -10,6 +10,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
 import {
   IPTABLES_VARIANTS,
   cleanupStaleRuns,
@@ -18,6 +19,7 @@ import {
   describeProbe,
   iptables,
   iptablesCommand,
+  iptablesRestore,
   iptablesSave,
   kubeChains,
   probe,
@@ -48,6 +50,11 @@ const HINT_CHAIN = 'KUBE-IPTABLES-HINT';
  */
 const KUBELET_OWNED = [HINT_CHAIN, 'KUBE-FIREWALL', 'KUBE-KUBELET-CANARY'];
 const SYNC_PERIOD_MS = 2000;
+/**
+ * Slack on top of one sync period for flush recovery: one full sync of this scenario takes 0.6–2.3 s
+ * on a busy 2-vCPU machine (it runs ~45 iptables commands per IP family before the restore).
+ */
+const SLACK_MS = 3000;
 
 function fail(msg: string): never {
   throw new Error(msg);
@@ -396,12 +403,15 @@ describeNetns.each(IPTABLES_VARIANTS)('iptables datapath through bin/kube-proxy 
       if (ct.stdout.includes(`src=${removedIp} `)) fail(`conntrack still holds a flow to ${removedIp}:\n${ct.stdout}`);
     }));
 
-  it(`restores rules flushed behind its back within one sync period (${SYNC_PERIOD_MS} ms + slack)`, () =>
+  it(`restores rules flushed behind its back (nat -F + -X KUBE-*) within one sync period (${SYNC_PERIOD_MS} ms + ${SLACK_MS} ms slack)`, () =>
     check('flush-recovery', async () => {
       const nd = n();
-      await iptables(nd, nd.ns.node, variant, ['-t', 'nat', '-F']);
+      // `iptables -t nat -F`, then delete every KUBE- chain of nat. The deletes go in one
+      // `iptables-restore --noflush` of `-X` lines right after the flush, so the flush is effectively
+      // instantaneous and t0 is when it happened (no slow loop the proxy could observe half-way).
       const chains = kubeChains(await iptablesSave(nd, nd.ns.node, variant, 'nat')).map((c) => c.slice('nat/'.length));
-      for (const c of chains) await iptables(nd, nd.ns.node, variant, ['-t', 'nat', '-X', c]);
+      await iptables(nd, nd.ns.node, variant, ['-t', 'nat', '-F']);
+      await iptablesRestore(nd, nd.ns.node, variant, ['*nat', ...chains.map((c) => `-X ${c}`), 'COMMIT', ''].join('\n'));
       const t0 = Date.now();
       const left = kubeChains(await iptablesSave(nd, nd.ns.node, variant, 'nat'));
       if (left.length > 0) fail(`could not delete ${left.join(' ')}`);
@@ -411,11 +421,11 @@ describeNetns.each(IPTABLES_VARIANTS)('iptables datapath through bin/kube-proxy 
           const r = await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 1, timeoutMs: 200 });
           return r.ok === 1 ? r : undefined;
         },
-        { timeoutMs: 3 * SYNC_PERIOD_MS + 4000, intervalMs: 100 },
+        { timeoutMs: 3 * SYNC_PERIOD_MS + 8000, intervalMs: 250 },
       );
       const took = Date.now() - t0;
       timings['flush recovery latency'] = took;
-      if (took > SYNC_PERIOD_MS + 2500) fail(`rules came back after ${took} ms, want <= ${SYNC_PERIOD_MS} ms + 2.5 s slack`);
+      if (took > SYNC_PERIOD_MS + SLACK_MS) fail(`rules came back after ${took} ms, want <= ${SYNC_PERIOD_MS} ms + ${SLACK_MS} ms slack`);
       const r = await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 50 });
       allOk(r, 'pod3 → web after recovery');
       const np = await p(n().ns.client, { host: n().nodeIp, port: SVC.web.nodePort, count: 10 });
@@ -425,14 +435,21 @@ describeNetns.each(IPTABLES_VARIANTS)('iptables datapath through bin/kube-proxy 
   it(`recreates everything after every KUBE- chain of every table is deleted (upstream e2e "should recreate its iptables rules")`, () =>
     check('full-flush-recovery', async () => {
       const nd = n();
-      // What a firewall reload does: flush filter, nat and mangle, then delete the chains. Only kubelet's
-      // hint chain (there is no kubelet here to recreate it) is kept.
-      for (const table of ['filter', 'nat', 'mangle']) await iptables(nd, nd.ns.node, variant, ['-t', table, '-F']);
-      const chains = kubeChains(await iptablesSave(nd, nd.ns.node, variant), [HINT_CHAIN]);
-      for (const c of chains) {
-        const [table, chain] = c.split('/') as [string, string];
-        await iptables(nd, nd.ns.node, variant, ['-t', table, '-X', chain]);
-      }
+      // What a firewall reload does: replace filter, nat and mangle in one iptables-restore (no
+      // --noflush) with empty built-in chains. Only kubelet's hint chain (there is no kubelet here to
+      // recreate it) is kept. One restore, so the proxy sees all three canaries vanish at once.
+      const before = await iptablesSave(nd, nd.ns.node, variant);
+      const tables = before
+        .split(/^COMMIT$/m)
+        .map((block) => {
+          const lines = block.split('\n');
+          const name = lines.find((l) => l.startsWith('*'));
+          if (!name || !['*filter', '*nat', '*mangle'].includes(name)) return '';
+          const keep = lines.filter((l) => /^:\S+ (ACCEPT|DROP) /.test(l) || l.startsWith(`:${HINT_CHAIN} `));
+          return [name, ...keep, 'COMMIT', ''].join('\n');
+        })
+        .join('');
+      await iptablesRestore(nd, nd.ns.node, variant, tables, { noflush: false });
       const t0 = Date.now();
       const left = kubeChains(await iptablesSave(nd, nd.ns.node, variant), [HINT_CHAIN]);
       if (left.length > 0) fail(`could not delete ${left.join(' ')}`);
@@ -442,11 +459,11 @@ describeNetns.each(IPTABLES_VARIANTS)('iptables datapath through bin/kube-proxy 
           const r = await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 1, timeoutMs: 200 });
           return r.ok === 1 ? r : undefined;
         },
-        { timeoutMs: 3 * SYNC_PERIOD_MS + 8000, intervalMs: 100 },
+        { timeoutMs: 3 * SYNC_PERIOD_MS + 8000, intervalMs: 250 },
       );
       const took = Date.now() - t0;
       timings['full flush recovery latency'] = took;
-      if (took > SYNC_PERIOD_MS + 2500) fail(`rules came back after ${took} ms, want <= ${SYNC_PERIOD_MS} ms + 2.5 s slack`);
+      if (took > SYNC_PERIOD_MS + SLACK_MS) fail(`rules came back after ${took} ms, want <= ${SYNC_PERIOD_MS} ms + ${SLACK_MS} ms slack`);
       // Everything, not just one service: the NodePort, the reject and the LoadBalancer firewall.
       allOk(await p(n().ns.client, { host: n().nodeIp, port: SVC.web.nodePort, count: 10 }), 'client → NodePort after recovery');
       const noEp = await p(pod(3), { host: SVC.noep.ip, port: SVC.noep.port, count: 3 });

@@ -24,13 +24,13 @@ export {
   startEchoServer,
   probe,
   describeProbe,
-  scriptPath,
   type EchoServer,
   type EchoServerOptions,
   type ProbeOptions,
   type ProbeResult,
   type ProbeTry,
 } from './traffic.js';
+export { scriptPath, type HarnessScript } from './scripts.js';
 export {
   IPTABLES_VARIANTS,
   iptablesCommand,

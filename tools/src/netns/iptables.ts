@@ -55,7 +55,7 @@ export function chainsInDump(dump: string): Record<string, string[]> {
       out[table] ??= [];
     } else if (line.startsWith(':') && table) {
       const name = line.slice(1).split(/\s+/)[0];
-      if (name) out[table]!.push(name);
+      if (name) (out[table] ??= []).push(name);
     }
   }
   return out;

@@ -1,5 +1,6 @@
 import { spawn as spawnChild, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { idle, mergeEnv, run, type CommandResult, type RunOptions } from './exec.js';
+import { scriptPath } from './scripts.js';
 
 /**
  * A simulated Kubernetes node built from network namespaces (datapath.md §2):
@@ -51,6 +52,13 @@ export interface SpawnOptions {
   readonly stdio?: StdioOptions;
   /** Put the child in its own process group so that {@link SimulatedNode.destroy} can end it with its children. */
   readonly detached?: boolean;
+  /**
+   * Run the command under `watchdog.mjs` with this maximum lifetime (seconds): the watchdog ends the
+   * command's whole process group when our process goes away (even SIGKILLed: its stdin closes), when
+   * it gets SIGTERM, or when the lifetime is over. Use it for anything that would not exit by itself,
+   * e.g. the proxy. stdin of the returned child is the watchdog's and must stay open.
+   */
+  readonly watchdogLifetimeS?: number;
 }
 
 export interface SimulatedNode {
@@ -259,11 +267,20 @@ export async function createSimulatedNode(opts: SimulatedNodeOptions): Promise<S
     spawn: (ns, cmd, args, o = {}) => {
       assertOwned(ns);
       if (destroyed) throw new Error('node already destroyed');
-      const child = spawnChild('ip', ['netns', 'exec', ns, cmd, ...args], {
-        stdio: o.stdio ?? ['pipe', 'pipe', 'pipe'],
-        env: mergeEnv({ ...env, ...o.env }),
-        detached: o.detached ?? false,
-      });
+      const nsArgs = ['netns', 'exec', ns, cmd, ...args];
+      const watchdog = o.watchdogLifetimeS !== undefined;
+      const stdio: StdioOptions = o.stdio ?? ['pipe', 'pipe', 'pipe'];
+      const child = watchdog
+        ? spawnChild(process.execPath, [scriptPath('watchdog.mjs'), String(o.watchdogLifetimeS), 'ip', ...nsArgs], {
+            stdio: Array.isArray(stdio) ? ['pipe', ...stdio.slice(1)] : ['pipe', stdio, stdio],
+            env: mergeEnv({ ...env, ...o.env }),
+            detached: o.detached ?? false,
+          })
+        : spawnChild('ip', nsArgs, {
+            stdio,
+            env: mergeEnv({ ...env, ...o.env }),
+            detached: o.detached ?? false,
+          });
       child.stdin?.on('error', () => undefined);
       children.add(child);
       child.on('exit', () => children.delete(child));

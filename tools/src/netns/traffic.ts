@@ -1,19 +1,6 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { idle } from './exec.js';
+import { scriptPath } from './scripts.js';
 import type { SimulatedNode } from './topology.js';
-
-/**
- * Locates a plain-Node script of this folder (`echo-server.mjs`, `probe.mjs`). They are not compiled, so
- * when running from `dist/netns` fall back to `src/netns`.
- */
-export function scriptPath(name: 'echo-server.mjs' | 'probe.mjs'): string {
-  const here = fileURLToPath(new URL(`./${name}`, import.meta.url));
-  if (existsSync(here)) return here;
-  const fromDist = fileURLToPath(new URL(`../../src/netns/${name}`, import.meta.url));
-  if (existsSync(fromDist)) return fromDist;
-  throw new Error(`cannot find ${name} next to ${fileURLToPath(import.meta.url)}`);
-}
 
 export interface EchoServerOptions {
   /** Name the server reports; defaults to the pod name (`pod1`, ...). */

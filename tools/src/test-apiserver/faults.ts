@@ -7,6 +7,7 @@ export class Faults {
   private failRemaining = 0;
   private failStatus = 500;
   private delayMs = 0;
+  private stalled = false;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -41,9 +42,19 @@ export class Faults {
     return this.delayMs;
   }
 
+  /** New watches get their headers and then silence: no events, no timeout (a half-open connection). */
+  stallWatches(on: boolean): void {
+    this.stalled = on;
+  }
+
+  watchesStalled(): boolean {
+    return this.stalled;
+  }
+
   reset(): void {
     this.refuseUntil = 0;
     this.failRemaining = 0;
     this.delayMs = 0;
+    this.stalled = false;
   }
 }

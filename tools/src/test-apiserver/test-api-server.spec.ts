@@ -228,6 +228,19 @@ describe('TestApiServer', () => {
       expect((await getJson(`${server.url}/api/v1/services`)).status).toBe(200);
     });
 
+    it('stallWatches keeps watches open but silent, ignoring their timeout', async () => {
+      const w = await watch(`/api/v1/services?watch=true&resourceVersion=${server.resourceVersion()}&timeoutSeconds=1`);
+      server.stallWatches();
+      server.create(svc('a'));
+      const w2 = await watch(`/api/v1/services?watch=true&resourceVersion=0&timeoutSeconds=1`);
+      expect(w2.status).toBe(200);
+      const outcome = await Promise.race([w.ended, new Promise((r) => setTimeout(() => r('still open'), 1300))]);
+      expect(outcome).toBe('still open');
+      expect(w.events).toEqual([]);
+      expect(w2.events).toEqual([]);
+      server.clearFaults();
+    });
+
     it('delayResponses delays every response', async () => {
       server.delayResponses(200);
       const t0 = Date.now();

@@ -161,6 +161,16 @@ export class TestApiServer {
     for (const s of [...this.sockets]) s.destroy();
   }
 
+  /**
+   * Open watches go silent but stay connected, and new ones do the same after their headers (no
+   * events, no server-side timeout) until `false` or clearFaults(): only a client-side watchdog
+   * gets out of that.
+   */
+  stallWatches(on = true): void {
+    this.faults.stallWatches(on);
+    if (on) for (const w of this.watches) w.stall();
+  }
+
   /** The next `n` requests get an HTTP error `status` with a Status body. */
   failRequests(n: number, status = 500): void {
     this.faults.failNext(n, status);
@@ -331,6 +341,7 @@ export class TestApiServer {
     const timeout = q.has('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined;
     const stream = new WatchStream(sel, res, q.get('allowWatchBookmarks') === 'true', (s) => this.watches.delete(s));
     stream.open(Number.isFinite(timeout) ? timeout : undefined);
+    if (this.faults.watchesStalled()) stream.stall();
     for (const ev of replay) stream.send(ev);
     stream.attach(this.store.subscribe((c) => stream.change(c)));
     if (!stream.isClosed) this.watches.add(stream);

@@ -58,6 +58,7 @@ export function goneStatus(requestedRv: string, oldestRv: number): KubeObject {
 /** One open watch response: newline-delimited JSON events on a chunked HTTP body. */
 export class WatchStream {
   private closed = false;
+  private stalled = false;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
 
@@ -89,8 +90,17 @@ export class WatchStream {
     this.unsubscribe = unsubscribe;
   }
 
+  /**
+   * From now on nothing is written and the server-side timeout is off, while the connection stays
+   * open: what a client sees through a dead network path that nobody reset.
+   */
+  stall(): void {
+    this.stalled = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
   send(event: WatchEvent): void {
-    if (this.closed) return;
+    if (this.closed || this.stalled) return;
     this.res.write(JSON.stringify(event) + '\n');
   }
 

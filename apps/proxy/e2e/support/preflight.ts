@@ -1,3 +1,4 @@
+// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
 import { netnsAvailable, type NetnsAvailability } from '@kube-proxy/tools/netns';
 
 let cached: Promise<NetnsAvailability> | undefined;

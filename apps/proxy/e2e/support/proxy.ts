@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
 import { idle, type CommandResult, type SimulatedNode } from '@kube-proxy/tools/netns';
 
 /** Repository root (apps/proxy/e2e/support → ../../../../). */
@@ -43,15 +44,19 @@ export interface RunningProxy {
   tail(lines?: number): string;
   exited(): boolean;
   exitCode(): number | null;
-  /** SIGTERM, then SIGKILL after `graceMs`. Resolves with the exit code (null if killed by a signal). */
+  /**
+   * SIGTERM, then (via the watchdog) SIGKILL after 5 s. Resolves with the proxy's exit code (128+n if it
+   * died of signal n). `graceMs` only bounds how long to wait beyond the watchdog's own 5 s.
+   */
   stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 const LOG_CAP = 4_000_000;
 
 /**
- * Starts `bin/kube-proxy <args>` inside the node namespace (`ip netns exec <node> ...`), in its own
- * process group (so stop() also ends any child it forked), logging to `logFile` as well.
+ * Starts `bin/kube-proxy <args>` inside the node namespace (`ip netns exec <node> ...`) under the
+ * harness watchdog: the proxy runs in its own process group, which the watchdog ends on stop(), when
+ * this test process dies (even SIGKILLed), or after 15 minutes. Logs go to `logFile` as well.
  */
 export function startProxy(
   node: SimulatedNode,
@@ -61,8 +66,8 @@ export function startProxy(
   if (!existsSync(KUBE_PROXY_BIN)) throw new Error(`${KUBE_PROXY_BIN} does not exist`);
   const child = node.spawn(node.ns.node, KUBE_PROXY_BIN, args, {
     env: { ...opts.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false' },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
+    watchdogLifetimeS: 900,
   });
   let log = '';
   const onData = (d: Buffer): void => {
@@ -79,16 +84,12 @@ export function startProxy(
       resolve(exit);
     });
   });
-  const signalGroup = (sig: NodeJS.Signals): void => {
-    if (child.pid === undefined) return;
+  // The watchdog forwards SIGTERM to the proxy's process group and SIGKILLs it 5 s later.
+  const signal = (sig: NodeJS.Signals): void => {
     try {
-      process.kill(-child.pid, sig); // its own process group: its id is the child's pid
+      child.kill(sig);
     } catch {
-      try {
-        child.kill(sig);
-      } catch {
-        /* gone */
-      }
+      /* gone */
     }
   };
   return {
@@ -99,10 +100,10 @@ export function startProxy(
     exitCode: () => exit?.code ?? null,
     stop: async (graceMs = 5000) => {
       if (exit) return exit;
-      signalGroup('SIGTERM');
-      const r = await Promise.race([exitedP, idle(graceMs).then(() => undefined)]);
+      signal('SIGTERM');
+      const r = await Promise.race([exitedP, idle(graceMs + 6000).then(() => undefined)]);
       if (r) return r;
-      signalGroup('SIGKILL');
+      signal('SIGKILL'); // last resort: the watchdog itself hangs
       return (await Promise.race([exitedP, idle(3000).then(() => undefined)])) ?? { code: null, signal: 'SIGKILL' };
     },
   };

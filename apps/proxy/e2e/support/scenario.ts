@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
 import type { SimulatedNode } from '@kube-proxy/tools/netns';
 import { endpointSlice, nodeManifest, service, writeManifest, type EndpointSpec } from './manifests.js';
 

@@ -17,6 +17,7 @@ import {
   detectHostCapabilities,
   encodeConfiguration,
   formatHelp,
+  parseDuration,
   parseFlags,
   systemClock,
   type BackendPlugin,
@@ -34,6 +35,7 @@ import { BackendRegistry, PluginContractError } from '../registry/backend-regist
 import { loadPluginModule } from '../registry/load-plugin.js';
 import { ModeSelectionError, selectMode } from '../mode/select-mode.js';
 import { ManifestSource } from '../sources/manifests/manifest-source.js';
+import { ApiSource, KubeClientConfigError, NodeWaitError, createKubeClient } from '../sources/api/index.js';
 import { resolveNodeIPs, resolveNodeName } from '../node/node-identity.js';
 import { proxiedFamilies } from '../node/families.js';
 import { DryRunGuardExecutor } from './dry-run-guard.js';
@@ -87,6 +89,7 @@ export async function runCli(argv: readonly string[], io: CliIO = { stdout: proc
   } catch (err) {
     if (err instanceof ModeSelectionError) return fail(err.message, err.exitCode);
     if (err instanceof PluginContractError) return fail(err.message);
+    if (err instanceof KubeClientConfigError || err instanceof NodeWaitError) return fail(err.message);
     logger.error('kube-proxy failed', { err: (err as Error).stack ?? String(err) });
     return 1;
   }
@@ -119,24 +122,40 @@ async function runProxy(parsed: ParsedFlags, config: KubeProxyConfiguration, log
   const nodeName = resolveNodeName(config.hostnameOverride);
   if (options.cleanup) return cleanupAll(registry, base, config, nodeName, host, logger);
 
-  if (!options.manifests) {
-    // The API-server source (informers) is tracked separately; refuse clearly instead of idling.
-    throw new ModeSelectionError(
-      'no --manifests given: this build of kube-proxy-ts reads Services/EndpointSlices/Nodes only from manifests (API server support is not implemented yet)',
-      1,
-    );
+  let source: ManifestSource | ApiSource;
+  if (options.manifests) {
+    const manifests = new ManifestSource({
+      path: options.manifests,
+      nodeName,
+      serviceProxyName: options.serviceProxyName ?? '',
+      logger: logger.child({ source: 'manifests' }),
+    });
+    await manifests.loadInitial();
+    logger.info('Loaded manifests', { path: options.manifests, ...manifests.counts() });
+    source = manifests;
+  } else {
+    const apiLogger = logger.child({ source: 'api' });
+    const client = createKubeClient({
+      kubeconfig: config.clientConnection.kubeconfig,
+      master: options.master,
+      clientConnection: config.clientConnection,
+      logger: apiLogger,
+    });
+    const api = new ApiSource({
+      client,
+      nodeName,
+      serviceProxyName: options.serviceProxyName ?? '',
+      logger: apiLogger,
+      configSyncPeriodMs: parseDuration(config.configSyncPeriod),
+      waitForPodCIDR: config.detectLocalMode === 'NodeCIDR',
+      postStartingEvent: !options.dryRun, // the event is a write to the cluster
+    });
+    await api.loadInitial();
+    source = api;
   }
-  const source = new ManifestSource({
-    path: options.manifests,
-    nodeName,
-    serviceProxyName: options.serviceProxyName ?? '',
-    logger: logger.child({ source: 'manifests' }),
-  });
-  await source.loadInitial();
-  logger.info('Loaded manifests', { path: options.manifests, ...source.counts() });
 
   const node = source.node();
-  if (!node) logger.warn('This node was not found in the manifests', { node: nodeName });
+  if (!node) logger.warn('This node was not found', { node: nodeName });
   const { primary, ips } = resolveNodeIPs(config.bindAddress, node, logger);
   const families = proxiedFamilies({ primary, nodeIPs: ips, clusterCIDR: config.clusterCIDR, dryRun: options.dryRun, host });
 

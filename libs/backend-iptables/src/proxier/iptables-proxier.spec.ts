@@ -1,7 +1,9 @@
 import type { ProxyContext } from '@kube-proxy/core';
 import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger } from '@kube-proxy/core';
-import { servicePortEndpointChainName, servicePortPolicyClusterChain } from '../render/index.js';
+import { IptablesRestoreError } from '../iptables/errors.js';
+import { AppliedChainMemo, servicePortEndpointChainName, servicePortPolicyClusterChain } from '../render/index.js';
 import { IptablesProxier } from './iptables-proxier.js';
+import type { V1EndpointSlice, V1Service } from './k8s-types.js';
 import type { PortSpec } from './testing/proxier-fixtures.js';
 import { context, node, service, settle, slice, TestIptables } from './testing/proxier-fixtures.js';
 
@@ -65,6 +67,21 @@ async function setup(overrides: Parameters<typeof context>[0] = {}, initial = tr
   }
   return s;
 }
+
+/** The tables of a fresh proxier whose first (full) sync sees exactly these objects. */
+async function freshTables(objects: { services: V1Service[]; slices: V1EndpointSlice[] }): Promise<string> {
+  const s = await setup({}, false);
+  for (const svc of objects.services) s.proxier.onServiceAdd(svc);
+  for (const sl of objects.slices) s.proxier.onEndpointSliceAdd(sl);
+  s.proxier.onServicesSynced();
+  s.proxier.onEndpointSlicesSynced();
+  await settle();
+  const text = s.ipt.tables.saveAll();
+  await finish(s);
+  return text;
+}
+
+const TOP_LEVEL_CHAIN_LINE = /^:KUBE-(SERVICES|EXTERNAL-SERVICES|FORWARD|NODEPORTS|PROXY-FIREWALL|FIREWALL|POSTROUTING|MARK-MASQ) /gm;
 
 async function finish(s: Setup): Promise<void> {
   s.proxier.stop();
@@ -326,5 +343,121 @@ describe('IptablesProxier', () => {
     expect(s.proxier.stats.fullSyncs).toBe(2);
     expect(s.ipt.lastPayload).toContain('10.244.7.0/24');
     await finish(s);
+  });
+
+  describe('top-level chains left out of partial syncs (AppliedChainMemo)', () => {
+    /** Records what AppliedChainMemo.commit returns (no jest globals in these ESM specs). */
+    const original = AppliedChainMemo.prototype.commit;
+    let commits: boolean[] = [];
+    beforeEach(() => {
+      commits = [];
+      AppliedChainMemo.prototype.commit = function (this: AppliedChainMemo, update) {
+        const committed = original.call(this, update);
+        commits.push(committed);
+        return committed;
+      };
+    });
+    afterEach(() => {
+      AppliedChainMemo.prototype.commit = original;
+    });
+
+    it('a one-endpoint change writes only that service; the tables equal a fresh full sync', async () => {
+      const s = await setup();
+      const full = { ...s.proxier.stats };
+      expect(s.ipt.lastPayload.match(TOP_LEVEL_CHAIN_LINE)).toHaveLength(10);
+      await advance(s, 1000);
+      const dnsEps = slice('ns2', 'dns', 'dns-1', DNS, ['10.244.1.21']);
+      s.proxier.onEndpointSliceUpdate(DNS_EPS, dnsEps);
+      await settle();
+      const partial = s.ipt.lastPayload;
+      expect(partial.startsWith('*filter\nCOMMIT\n*nat\n')).toBe(true);
+      expect(partial.match(TOP_LEVEL_CHAIN_LINE)).toBeNull();
+      expect(partial).toContain(`:${DNS_CHAIN} - [0:0]`);
+      expect(partial).toContain(`-X ${DNS_SEP_22}`);
+      expect(s.proxier.stats).toMatchObject({
+        partialSyncs: 1,
+        elidedChainsLast: 10,
+        filterRulesLast: 0,
+        filterRulesTotal: full.filterRulesTotal,
+        natRulesTotal: full.natRulesTotal - 3, // the removed endpoint's SVC rule and two SEP rules
+      });
+      expect(s.ipt.tables.saveAll()).toBe(await freshTables({ services: [WEB, DNS_SVC], slices: [WEB_EPS, dnsEps] }));
+      await finish(s);
+    });
+
+    it('a service add rewrites KUBE-SERVICES; the tables equal a fresh full sync', async () => {
+      const s = await setup();
+      await advance(s, 1000);
+      const api = service('ns3', 'api', '10.96.0.77', HTTP);
+      const apiEps = slice('ns3', 'api', 'api-1', HTTP, ['10.244.1.31']);
+      s.proxier.onServiceAdd(api);
+      s.proxier.onEndpointSliceAdd(apiEps);
+      await settle();
+      expect(s.ipt.lastPayload.match(TOP_LEVEL_CHAIN_LINE)).toEqual([':KUBE-SERVICES ']);
+      expect(s.ipt.lastPayload.startsWith('*filter\nCOMMIT\n*nat\n:KUBE-SERVICES - [0:0]\n')).toBe(true);
+      expect(s.ipt.tables.saveAll()).toBe(await freshTables({ services: [WEB, DNS_SVC, api], slices: [WEB_EPS, DNS_EPS, apiEps] }));
+      await finish(s);
+    });
+
+    it('after a restore that committed filter but failed in nat, nothing is committed and the next sync is full', async () => {
+      const s = await setup();
+      commits = [];
+      await advance(s, 1000);
+      const restore = s.ipt.restore.bind(s.ipt);
+      s.ipt.restore = async (payload) => {
+        // iptables-restore commits table by table: filter goes in, then nat fails.
+        s.ipt.payloads.push(payload);
+        s.ipt.tables.restore(payload.slice(0, payload.indexOf('*nat\n')), { noFlush: true });
+        throw new IptablesRestoreError('iptables-restore: line 9 failed', 1, 'iptables-restore: line 9 failed', 9);
+      };
+      // WEB loses its endpoints: filter KUBE-SERVICES gains a REJECT, nat KUBE-SERVICES loses a rule.
+      const webEmpty = slice('ns1', 'web', 'web-1', HTTP, []);
+      s.proxier.onEndpointSliceUpdate(WEB_EPS, webEmpty);
+      await settle();
+      expect(s.ipt.payloads).toHaveLength(2);
+      expect(s.ipt.lastPayload).toMatch(/^\*filter\n:KUBE-SERVICES - \[0:0\]\n/);
+      expect(commits).toEqual([]);
+      expect(s.proxier.stats).toMatchObject({ restoreFailures: 1, partialRestoreFailures: 1 });
+
+      s.ipt.restore = restore;
+      await advance(s, 30_000, 1000);
+      expect(s.ipt.payloads).toHaveLength(3);
+      expect(s.proxier.stats).toMatchObject({ fullSyncs: 2, elidedChainsLast: 0 });
+      expect(s.ipt.lastPayload.match(TOP_LEVEL_CHAIN_LINE)).toHaveLength(10);
+      expect(commits).toEqual([true]);
+      expect(s.ipt.tables.saveAll()).toBe(await freshTables({ services: [WEB, DNS_SVC], slices: [webEmpty, DNS_EPS] }));
+
+      // Partial syncs leave chains out again, and still reach the same state.
+      await advance(s, 1000);
+      s.proxier.onEndpointSliceUpdate(webEmpty, WEB_EPS);
+      await settle();
+      expect(s.proxier.stats).toMatchObject({ partialSyncs: 1, elidedChainsLast: 8 });
+      expect(s.ipt.tables.saveAll()).toBe(await freshTables({ services: [WEB, DNS_SVC], slices: [WEB_EPS, DNS_EPS] }));
+      await finish(s);
+    });
+
+    it('a canary flush during a partial sync clears the memo: that sync cannot commit, the next one is full', async () => {
+      const s = await setup();
+      commits = [];
+      await advance(s, 1000);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const restore = s.ipt.restore.bind(s.ipt);
+      s.ipt.restore = async (payload, options) => {
+        await gate;
+        return restore(payload, options);
+      };
+      const webOne = slice('ns1', 'web', 'web-1', HTTP, ['10.244.1.11']);
+      s.proxier.onEndpointSliceUpdate(WEB_EPS, webOne);
+      await settle();
+      s.proxier.forceSync();
+      release();
+      await advance(s, 1000);
+      expect(commits).toEqual([false, true]);
+      expect(s.proxier.stats).toMatchObject({ partialSyncs: 1, fullSyncs: 2, elidedChainsLast: 0 });
+      expect(s.ipt.lastPayload.match(TOP_LEVEL_CHAIN_LINE)).toHaveLength(10);
+      expect(s.ipt.tables.saveAll()).toBe(await freshTables({ services: [WEB, DNS_SVC], slices: [webOne, DNS_EPS] }));
+      await finish(s);
+    });
   });
 });

@@ -20,6 +20,7 @@ import { chainsFromSave } from '../iptables/rule-text.js';
 import type { IptablesInterface } from '../iptables/types.js';
 import type { RenderResult } from '../render/index.js';
 import {
+  AppliedChainMemo,
   ChainNameCache,
   JUMP_CHAINS,
   jumpRuleArgs,
@@ -59,11 +60,14 @@ export interface IptablesProxierStats {
   lastSyncDurationMs: number;
   /** When the last successful sync finished (ms since epoch), 0 before the first. */
   lastSuccessfulSyncTime: number;
-  /** sync_proxy_rules_iptables_last{table}: rules written in the last successful sync. */
+  /** sync_proxy_rules_iptables_last{table}: rules written (in the restore input) in the last successful sync. */
   filterRulesLast: number;
   natRulesLast: number;
-  /** sync_proxy_rules_iptables_total{table=nat} */
+  /** sync_proxy_rules_iptables_total{table}: rules in kube-proxy's chains after the last successful sync. */
+  filterRulesTotal: number;
   natRulesTotal: number;
+  /** Top-level chains the last successful (partial) sync left out as unchanged. */
+  elidedChainsLast: number;
   staleChainsDeleted: number;
   /** sync_proxy_rules_no_local_endpoints_total */
   noLocalEndpoints: { internal: number; external: number };
@@ -150,7 +154,9 @@ export class IptablesProxier implements Provider {
     lastSuccessfulSyncTime: 0,
     filterRulesLast: 0,
     natRulesLast: 0,
+    filterRulesTotal: 0,
     natRulesTotal: 0,
+    elidedChainsLast: 0,
     staleChainsDeleted: 0,
     noLocalEndpoints: { internal: 0, external: 0 },
     largeClusterMode: false,
@@ -168,6 +174,13 @@ export class IptablesProxier implements Provider {
   private readonly canary: CanaryMonitor;
   private readonly conntrack: ConntrackCleaner | undefined;
   private readonly names = new ChainNameCache();
+  /**
+   * What the last successful restore left in the top-level chains, so partial syncs can leave the
+   * unchanged ones out. It must never be ahead of the kernel: committed only after a successful
+   * restore, cleared on every failure and every full-sync request (canary flush, detector change),
+   * and an update rendered before a clear() is refused by commit().
+   */
+  private readonly appliedChains = new AppliedChainMemo();
   private readonly syncPeriodMs: number;
   private readonly nodePortAddresses: NodePortAddresses;
   private readonly localhostNodePorts: boolean;
@@ -262,6 +275,7 @@ export class IptablesProxier implements Provider {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.appliedChains.clear();
     this.canary.stop();
     this.runner.stop();
     if (!this.first.settled) this.first.reject(new Error(`iptables proxier (${this.family}) stopped before the first sync`));
@@ -334,6 +348,9 @@ export class IptablesProxier implements Provider {
   private requestFullSync(): void {
     this.needFullSync = true;
     this.fullSyncRequests++;
+    // Whoever asks suspects the kernel changed under us (a flush): stop trusting the memo now,
+    // which also makes a sync in flight unable to commit what it rendered.
+    this.appliedChains.clear();
   }
 
   /** The local-traffic detector in use (changes with the Node's podCIDRs in NodeCIDR mode). */
@@ -439,8 +456,10 @@ export class IptablesProxier implements Provider {
         this.stats.failedSyncs++;
         this.logger.info('Sync failed', { retryingTimeMs: this.syncPeriodMs });
         if (!this.stopped) this.runner.retryAfter(this.syncPeriodMs);
-        // The change trackers were drained: only a full sync can recover.
+        // The change trackers were drained: only a full sync can recover. A failed restore may
+        // have committed some tables and not others, so the memo knows nothing any more.
         this.needFullSync = true;
+        this.appliedChains.clear();
       }
       this.logger.verbose('SyncProxyRules complete', { elapsedMs: this.stats.lastSyncDurationMs });
     }
@@ -482,7 +501,7 @@ export class IptablesProxier implements Provider {
 
     const nodePortAddresses = resolveNodePortAddresses(this.nodePortAddresses, this.networkInterfaces);
     const result: RenderResult = renderRuleset(
-      { serviceMap, endpointsMap, changedServices, existingNatChains },
+      { serviceMap, endpointsMap, changedServices, existingNatChains, appliedChains: this.appliedChains },
       {
         family: this.family,
         nodeName: this.context.nodeName,
@@ -505,6 +524,7 @@ export class IptablesProxier implements Provider {
       numFilterRules: result.filterRuleCount,
       numNATChains: result.natChainCount,
       numNATRules: result.natRuleCount,
+      numElidedChains: result.elidedChains.length,
     });
 
     try {
@@ -525,6 +545,8 @@ export class IptablesProxier implements Provider {
       }
       return false;
     }
+    // The kernel now holds what was rendered (refused if the memo was cleared meanwhile).
+    if (result.appliedChainUpdate !== null) this.appliedChains.commit(result.appliedChainUpdate);
 
     // A full sync asked for while this one ran (canary, local detector) still has to happen.
     this.needFullSync = this.fullSyncRequests !== fullSyncRequestsAtStart;
@@ -537,7 +559,9 @@ export class IptablesProxier implements Provider {
       lastSuccessfulSyncTime: now,
       filterRulesLast: result.filterRuleCount,
       natRulesLast: result.natRuleCount,
+      filterRulesTotal: result.filterRuleCountTotal,
       natRulesTotal: result.natRuleCountTotal,
+      elidedChainsLast: result.elidedChains.length,
       staleChainsDeleted: result.staleChainsDeleted,
       noLocalEndpoints: { ...result.noLocalEndpoints },
       largeClusterMode: result.largeClusterMode,

@@ -28,7 +28,8 @@ export {
   servicePortPolicyLocalChainName,
 } from './chain-names.js';
 export type { ServiceChainNames } from './chain-names.js';
-export { DiscardLineBuffer, LineBuffer, RenderBuffers } from './line-buffer.js';
+export { DiscardLineBuffer, LineBuffer, RenderBuffers, TeeSink } from './line-buffer.js';
+export { AppliedChainMemo, AppliedChainUpdate, appliedChainKey } from './applied-chain-memo.js';
 export type { LineSink } from './line-buffer.js';
 export { localDetectorArgs } from './local-detector-args.js';
 export type { LocalDetectorArgs } from './local-detector-args.js';

@@ -108,6 +108,32 @@ export class LineBuffer implements LineSink {
     return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.length);
   }
 
+  /**
+   * Appends another buffer's lines (bytes and count), one source chunk at a time so that no line
+   * is split across chunks here either.
+   */
+  writeFrom(src: LineBuffer): void {
+    const chunks = src.chunks();
+    for (let i = 0; i < chunks.length; i++) {
+      const c = chunks[i];
+      if (this.off + c.length > this.cur.length) this.nextChunk(c.length);
+      this.off += c.copy(this.cur, this.off);
+    }
+    this.count += src.count;
+  }
+
+  /** Whether the content is exactly `bytes` (chunk-wise compare, no copy). */
+  contentEquals(bytes: Buffer): boolean {
+    if (bytes.length !== this.length) return false;
+    let o = 0;
+    for (let i = 0; i < this.full.length; i++) {
+      const n = this.fullLengths[i];
+      if (this.full[i].compare(bytes, o, o + n, 0, n) !== 0) return false;
+      o += n;
+    }
+    return this.cur.compare(bytes, o, o + this.off, 0, this.off) === 0;
+  }
+
   /** Copies the content into `target` at `offset`; returns the offset after it. */
   copyTo(target: Buffer, offset: number): number {
     for (let i = 0; i < this.full.length; i++) offset += this.full[i].copy(target, offset, 0, this.fullLengths[i]);
@@ -132,6 +158,28 @@ export class LineBuffer implements LineSink {
     }
     this.cur = next ?? Buffer.allocUnsafe(Math.max(this.chunkBytes, needed));
     this.off = 0;
+  }
+}
+
+/**
+ * Writes every line to two sinks: on a full sync with an AppliedChainMemo, a top-level chain's
+ * rules go both into the (upstream-ordered, interleaved) payload and into that chain's own buffer,
+ * from which the memo learns what the kernel will hold.
+ */
+export class TeeSink implements LineSink {
+  constructor(
+    private readonly first: LineSink,
+    private readonly second: LineSink,
+  ) {}
+
+  write(line: string): void {
+    this.first.write(line);
+    this.second.write(line);
+  }
+
+  /** Lines written through this tee (as the second sink counts them). */
+  get lines(): number {
+    return this.second.lines;
   }
 }
 
@@ -165,14 +213,22 @@ const NAT_HEADER = Buffer.from('COMMIT\n*nat\n', 'latin1');
 const TRAILER = Buffer.from('COMMIT\n', 'latin1');
 
 /**
- * The renderer's reusable output memory: the four sections of the payload. One per proxier (it
- * lives in the ChainNameCache the proxier keeps), reused every sync.
+ * The renderer's reusable output memory: the sections of the payload. One per proxier (it lives in
+ * the ChainNameCache the proxier keeps), reused every sync.
+ *
+ * natTopChains / natTopRules hold the top-level nat chains a partial sync with an
+ * AppliedChainMemo found changed; they are written ahead of the per-service sections (empty
+ * otherwise: a full sync interleaves top-level rules with the others, as upstream).
  */
 export class RenderBuffers {
   readonly filterChains = new LineBuffer(1 << 12);
   readonly filterRules = new LineBuffer(1 << 16);
+  readonly natTopChains = new LineBuffer(1 << 10);
+  readonly natTopRules = new LineBuffer(1 << 16);
   readonly natChains = new LineBuffer(DEFAULT_CHUNK);
   readonly natRules = new LineBuffer(DEFAULT_CHUNK);
+  /** The rules of each top-level chain ("table/chain"), kept only when rendering with a memo. */
+  private readonly perChain = new Map<string, LineBuffer>();
   private out: Buffer | undefined;
   private gen = 0;
 
@@ -194,8 +250,24 @@ export class RenderBuffers {
     this.gen++;
     this.filterChains.reset();
     this.filterRules.reset();
+    this.natTopChains.reset();
+    this.natTopRules.reset();
     this.natChains.reset();
     this.natRules.reset();
+    for (const b of this.perChain.values()) b.reset();
+  }
+
+  /**
+   * The reusable buffer for one top-level chain's rules (`key` = "table/chain"). Created on first
+   * use, so renders without a memo never pay for them; there are at most ten (KUBE_CHAINS).
+   */
+  chainBuffer(key: string): LineBuffer {
+    let b = this.perChain.get(key);
+    if (b === undefined) {
+      b = new LineBuffer(1 << 16);
+      this.perChain.set(key, b);
+    }
+    return b;
   }
 
   /** Total payload size in bytes. */
@@ -205,7 +277,9 @@ export class RenderBuffers {
       this.filterChains.length +
       this.filterRules.length +
       NAT_HEADER.length +
+      this.natTopChains.length +
       this.natChains.length +
+      this.natTopRules.length +
       this.natRules.length +
       TRAILER.length
     );
@@ -213,7 +287,8 @@ export class RenderBuffers {
 
   /**
    * The payload as an ordered list of buffers ("*filter\n", filter chains, filter rules,
-   * "COMMIT\n*nat\n", nat chains, nat rules, "COMMIT\n"): write them in order, no copying.
+   * "COMMIT\n*nat\n", nat chains, nat rules, "COMMIT\n"; the nat top-level sections come first
+   * within theirs): write them in order, no copying.
    */
   chunks(): Buffer[] {
     return [
@@ -221,7 +296,9 @@ export class RenderBuffers {
       ...this.filterChains.chunks(),
       ...this.filterRules.chunks(),
       NAT_HEADER,
+      ...this.natTopChains.chunks(),
       ...this.natChains.chunks(),
+      ...this.natTopRules.chunks(),
       ...this.natRules.chunks(),
       TRAILER,
     ];
@@ -238,7 +315,9 @@ export class RenderBuffers {
     off = this.filterChains.copyTo(out, off);
     off = this.filterRules.copyTo(out, off);
     off += NAT_HEADER.copy(out, off);
+    off = this.natTopChains.copyTo(out, off);
     off = this.natChains.copyTo(out, off);
+    off = this.natTopRules.copyTo(out, off);
     off = this.natRules.copyTo(out, off);
     off += TRAILER.copy(out, off);
     return out.subarray(0, off);

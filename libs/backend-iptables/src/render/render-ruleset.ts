@@ -41,6 +41,23 @@
  * 11. Defaults for options upstream always knows: `nfacct` none (upstream: whichever counters it
  *    managed to create, normally both), `conntrackTCPLiberal` false, `nodeIP` null (upstream's nil
  *    nodeIP behaves the same: no "allow from node" rules in KUBE-FW chains).
+ * 12. Partial syncs leave out unchanged top-level chains (only with `appliedChains`; a deliberate
+ *    difference from upstream's partial payload). Upstream's partial sync still rewrites the whole
+ *    filter table and the top-level nat chains (KUBE-SERVICES, KUBE-NODEPORTS, KUBE-POSTROUTING,
+ *    KUBE-MARK-MASQ), which hold a rule or more per service: at 10,000 services a one-endpoint
+ *    change costs ~1.4 MB of restore input. Given an AppliedChainMemo (what the last successful
+ *    restore left in those chains), a partial sync renders each of them into its own buffer and
+ *    writes it (chain line + rules) only if its bytes differ from the memo's; otherwise neither
+ *    its chain line nor its rules appear, and --noflush leaves the kernel's identical copy alone.
+ *    A table with nothing left to write is `*filter\nCOMMIT\n`, which iptables-restore (legacy
+ *    and nft) accepts as a no-op. The resulting kernel state is identical to upstream's; only the
+ *    restore input is smaller, and the written top-level chains come first in the nat section
+ *    (per chain, not interleaved with the service chains: rule order within a chain is what
+ *    matters, and all chain lines still precede all rules). Side effects: packet counters of
+ *    elided chains are not reset, and someone else's edits to an elided chain survive until the
+ *    next full sync (as upstream's partial syncs already do for unchanged services' chains).
+ *    Full syncs and renders without a memo write exactly what they wrote before; a full sync with
+ *    a memo only also records the chains for it. Rule counts: see RenderResult.filterRuleCount.
  *
  * API-only differences (same text): the payload is also available as Buffers, and all three
  * views are built lazily from memory reused by the next render (see RenderResult.payload). The
@@ -52,11 +69,14 @@
  */
 import type { CategorizedEndpoints, Endpoint, EndpointsMap, IPFamily, LocalTrafficDetector, ServicePort, ServicePortMap } from '@kube-proxy/core';
 import { categorizeEndpoints } from '@kube-proxy/core';
+import type { AppliedChainMemo } from './applied-chain-memo.js';
+import { AppliedChainUpdate, appliedChainKey } from './applied-chain-memo.js';
 import type { ChainNameCache, ServiceChainNames } from './chain-names.js';
 import { lowerProtocol } from './chain-names.js';
 import { isServiceChainName, KUBE_CHAINS, LARGE_CLUSTER_ENDPOINTS_THRESHOLD, makeChainLine, NFACCT_COUNTERS } from './constants.js';
 import { cidrContains, formatMasqueradeMark, isIPv4Loopback, isIPv6String, isLoopback, probability } from './format.js';
-import type { LineSink } from './line-buffer.js';
+import type { LineBuffer, LineSink } from './line-buffer.js';
+import { TeeSink } from './line-buffer.js';
 import { localDetectorArgs } from './local-detector-args.js';
 
 export interface RenderOptions {
@@ -91,6 +111,14 @@ export interface RenderInput {
   changedServices: ReadonlySet<string> | null;
   /** Chains currently present in the kernel's nat table (from iptables-save), used to delete stale KUBE-SVC/SEP/... chains; null = skip stale-chain deletion this time. */
   existingNatChains: ReadonlySet<string> | null;
+  /**
+   * What the last successful restore left in the top-level chains (see header, item 12). Given on a
+   * partial sync, top-level chains whose rules are unchanged are left out of the payload; given on a
+   * full sync, it only records them (the payload is the same as without). Commit
+   * `result.appliedChainUpdate` to it after the restore succeeded; clear it after a failure.
+   * Absent/null: every top-level chain is written, as upstream.
+   */
+  appliedChains?: AppliedChainMemo | null;
 }
 
 export interface RenderResult {
@@ -110,16 +138,29 @@ export interface RenderResult {
   readonly payloadChunks: readonly Buffer[];
   /** Size of the payload in bytes. */
   readonly payloadLength: number;
-  /** Filter rules written (kubeproxy_sync_proxy_rules_iptables_last/_total{table="filter"}). */
+  /*
+   * Rule counts keep upstream's two meanings: "written" = `-A` lines in this payload (what
+   * iptables-restore is given), "total" = rules kube-proxy's chains hold in the kernel after it.
+   * Upstream writes the whole filter table every sync, so for it filter written = total; with an
+   * AppliedChainMemo a partial sync may write fewer (the elided chains' rules are counted in the
+   * totals only). Without a memo, and on every full sync, the numbers are upstream's.
+   */
+  /** Filter rules written (kubeproxy_sync_proxy_rules_iptables_last{table="filter"}). */
   filterRuleCount: number;
+  /** Filter rules in the kernel after this restore: written + kept in elided chains (kubeproxy_sync_proxy_rules_iptables_total{table="filter"}). */
+  filterRuleCountTotal: number;
   /** Nat rules written, not counting `-X` lines (kubeproxy_sync_proxy_rules_iptables_last{table="nat"}). */
   natRuleCount: number;
-  /** Nat rules in the kernel after this restore: written + kept by a partial sync (kubeproxy_sync_proxy_rules_iptables_total{table="nat"}). */
+  /** Nat rules in the kernel after this restore: written + kept by a partial sync, in unchanged services' chains and elided top-level chains (kubeproxy_sync_proxy_rules_iptables_total{table="nat"}). */
   natRuleCountTotal: number;
   /** Chain lines in the nat section of the payload (upstream's numNATChains). */
   natChainCount: number;
-  /** Chain lines a partial sync left out (chains of unchanged services, kept as they are in the kernel). */
+  /** Chain lines a partial sync left out for unchanged services' chains (kept as they are in the kernel); elided top-level chains are in elidedChains. */
   skippedNatChainCount: number;
+  /** Top-level chains ("table/chain") a partial sync left out because the kernel already holds exactly their rules (needs appliedChains). */
+  elidedChains: readonly string[];
+  /** What to commit to input.appliedChains once the restore succeeded; null when rendered without a memo. */
+  appliedChainUpdate: AppliedChainUpdate | null;
   /** Every per-service chain that should exist after this sync (written or kept). */
   activeNatChains: ReadonlySet<string>;
   staleChainsDeleted: number;
@@ -141,6 +182,22 @@ const MARK_MASQ = KUBE_CHAINS.MARK_MASQ;
 const FORWARD = KUBE_CHAINS.FORWARD;
 const PROXY_FIREWALL = KUBE_CHAINS.PROXY_FIREWALL;
 const KUBELET_FIREWALL = KUBE_CHAINS.KUBELET_FIREWALL;
+
+/** A top-level chain rendered with a memo: its own rule buffer, for comparison and commit. */
+interface TopChain {
+  table: 'filter' | 'nat';
+  chain: string;
+  key: string;
+  rules: LineBuffer;
+}
+
+/** Memo keys of the top-level chains, built once (no string concatenation per render). */
+const TOP_CHAIN_KEYS: Record<'filter' | 'nat', Record<string, string>> = {
+  filter: Object.fromEntries(
+    [SERVICES, EXTERNAL_SERVICES, FORWARD, NODEPORTS, PROXY_FIREWALL, KUBELET_FIREWALL].map((c) => [c, appliedChainKey('filter', c)]),
+  ),
+  nat: Object.fromEntries([SERVICES, NODEPORTS, POSTROUTING, MARK_MASQ].map((c) => [c, appliedChainKey('nat', c)])),
+};
 
 const NODEPORTS_COMMENT = '"kubernetes service nodeports; NOTE: this must be the last rule in this chain"';
 
@@ -197,30 +254,58 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
   let skippedNatChains = 0;
   let skippedNatRules = 0;
 
-  // Chain lines for all the "top-level" chains we'll be filling in.
-  filterChains.write(makeChainLine(SERVICES));
-  filterChains.write(makeChainLine(EXTERNAL_SERVICES));
-  filterChains.write(makeChainLine(FORWARD));
-  filterChains.write(makeChainLine(NODEPORTS));
-  filterChains.write(makeChainLine(PROXY_FIREWALL));
-  natChains.write(makeChainLine(SERVICES));
-  natChains.write(makeChainLine(NODEPORTS));
-  natChains.write(makeChainLine(POSTROUTING));
-  natChains.write(makeChainLine(MARK_MASQ));
+  // Top-level chains (header, item 12). Without a memo their rules go straight into the payload
+  // sections, as upstream. With one, each chain's rules also go into a buffer of their own: on a
+  // full sync in addition (the payload stays upstream's), on a partial sync instead, and the
+  // chain is written after the loop only if it differs from what the kernel holds.
+  const memo = input.appliedChains ?? null;
+  const elide = memo !== null && changedServices !== null;
+  const kubeletFirewall = !isIPv6 && localhostNodePorts;
+  const topChains: TopChain[] = [];
+  const top = (table: 'filter' | 'nat', chain: string, rules: LineBuffer, present = true): LineSink => {
+    if (memo === null) return rules;
+    const key = TOP_CHAIN_KEYS[table][chain];
+    const own = buffers.chainBuffer(key);
+    if (present) topChains.push({ table, chain, key, rules: own });
+    return elide ? own : new TeeSink(rules, own);
+  };
+  const fServices = top('filter', SERVICES, filterRules);
+  const fExternal = top('filter', EXTERNAL_SERVICES, filterRules);
+  const fForward = top('filter', FORWARD, filterRules);
+  const fNodePorts = top('filter', NODEPORTS, filterRules);
+  const fProxyFirewall = top('filter', PROXY_FIREWALL, filterRules);
+  const fKubeletFirewall = top('filter', KUBELET_FIREWALL, filterRules, kubeletFirewall);
+  const nServices = top('nat', SERVICES, natRules);
+  const nNodePorts = top('nat', NODEPORTS, natRules);
+  const nPostrouting = top('nat', POSTROUTING, natRules);
+  const nMarkMasq = top('nat', MARK_MASQ, natRules);
+
+  // Chain lines for all the "top-level" chains we'll be filling in (when eliding: after the loop).
+  if (!elide) {
+    filterChains.write(makeChainLine(SERVICES));
+    filterChains.write(makeChainLine(EXTERNAL_SERVICES));
+    filterChains.write(makeChainLine(FORWARD));
+    filterChains.write(makeChainLine(NODEPORTS));
+    filterChains.write(makeChainLine(PROXY_FIREWALL));
+    natChains.write(makeChainLine(SERVICES));
+    natChains.write(makeChainLine(NODEPORTS));
+    natChains.write(makeChainLine(POSTROUTING));
+    natChains.write(makeChainLine(MARK_MASQ));
+  }
 
   // Kubernetes-specific postrouting and masquerade-mark rules.
-  natRules.write(`-A ${POSTROUTING} -m mark ! --mark ${mark}/${mark} -j RETURN`);
-  natRules.write(`-A ${POSTROUTING} -j MARK --xor-mark ${mark}`);
-  natRules.write(
+  nPostrouting.write(`-A ${POSTROUTING} -m mark ! --mark ${mark}/${mark} -j RETURN`);
+  nPostrouting.write(`-A ${POSTROUTING} -j MARK --xor-mark ${mark}`);
+  nPostrouting.write(
     `-A ${POSTROUTING} -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE` +
       (options.randomFully ? ' --random-fully' : ''),
   );
-  natRules.write(`-A ${MARK_MASQ} -j MARK --or-mark ${mark}`);
+  nMarkMasq.write(`-A ${MARK_MASQ} -j MARK --or-mark ${mark}`);
 
-  if (!isIPv6 && localhostNodePorts) {
+  if (kubeletFirewall) {
     // Mitigation for the route_localnet security hole (kubelet writes an identical rule).
-    filterChains.write(makeChainLine(KUBELET_FIREWALL));
-    filterRules.write(
+    if (!elide) filterChains.write(makeChainLine(KUBELET_FIREWALL));
+    fKubeletFirewall.write(
       `-A ${KUBELET_FIREWALL} -m comment --comment "block incoming localnet connections" -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP`,
     );
   }
@@ -304,11 +389,11 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
 
     // Capture the clusterIP.
     if (hasInternalEndpoints) {
-      natRules.write(
+      nServices.write(
         `-A ${SERVICES} -m comment --comment "${n} cluster IP" ${proto} -d ${svc.clusterIP} --dport ${port} -j ${internalTrafficChain}`,
       );
     } else {
-      filterRules.write(
+      fServices.write(
         `-A ${SERVICES} -m comment --comment ${internalTrafficFilterComment} ${proto} -d ${svc.clusterIP} --dport ${port} -j ${internalTrafficFilterTarget}`,
       );
     }
@@ -318,12 +403,12 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     for (let i = 0; i < externalIPs.length; i++) {
       const eip = externalIPs[i];
       if (hasEndpoints) {
-        natRules.write(
+        nServices.write(
           `-A ${SERVICES} -m comment --comment "${n} external IP" ${proto} -d ${eip} --dport ${port} -j ${externalTrafficChain}`,
         );
       }
       if (!hasExternalEndpoints) {
-        filterRules.write(
+        fExternal.write(
           `-A ${EXTERNAL_SERVICES} -m comment --comment ${externalTrafficFilterComment} ${proto} -d ${eip} --dport ${port} -j ${externalTrafficFilterTarget}`,
         );
       }
@@ -334,19 +419,19 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     for (let i = 0; i < lbVIPs.length; i++) {
       const lbip = lbVIPs[i];
       if (hasEndpoints) {
-        natRules.write(
+        nServices.write(
           `-A ${SERVICES} -m comment --comment "${n} loadbalancer IP" ${proto} -d ${lbip} --dport ${port} -j ${loadBalancerTrafficChain}`,
         );
       }
       if (usesFWChain) {
-        filterRules.write(
+        fProxyFirewall.write(
           `-A ${PROXY_FIREWALL} -m comment --comment "${n} traffic not accepted by ${fwChain}" ${proto} -d ${lbip} --dport ${port} -j DROP`,
         );
       }
     }
     if (!hasExternalEndpoints) {
       for (let i = 0; i < lbVIPs.length; i++) {
-        filterRules.write(
+        fExternal.write(
           `-A ${EXTERNAL_SERVICES} -m comment --comment ${externalTrafficFilterComment} ${proto} -d ${lbVIPs[i]} --dport ${port} -j ${externalTrafficFilterTarget}`,
         );
       }
@@ -356,14 +441,14 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     if (svc.nodePort !== 0) {
       if (hasEndpoints) {
         if (localhostNodePortsNfacct) {
-          natRules.write(
+          nNodePorts.write(
             `-A ${NODEPORTS} -m comment --comment ${n} ${proto} -d 127.0.0.0/8 --dport ${svc.nodePort} -m nfacct --nfacct-name ${NFACCT_COUNTERS.LOCALHOST_NODEPORT_ACCEPTED} -j ${externalTrafficChain}`,
           );
         }
-        natRules.write(`-A ${NODEPORTS} -m comment --comment ${n} ${proto} --dport ${svc.nodePort} -j ${externalTrafficChain}`);
+        nNodePorts.write(`-A ${NODEPORTS} -m comment --comment ${n} ${proto} --dport ${svc.nodePort} -j ${externalTrafficChain}`);
       }
       if (!hasExternalEndpoints) {
-        filterRules.write(
+        fExternal.write(
           `-A ${EXTERNAL_SERVICES} -m comment --comment ${externalTrafficFilterComment} -m addrtype --dst-type LOCAL ${proto} --dport ${svc.nodePort} -j ${externalTrafficFilterTarget}`,
         );
       }
@@ -371,7 +456,7 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
 
     // Capture healthCheckNodePorts.
     if (svc.healthCheckNodePort !== 0) {
-      filterRules.write(
+      fNodePorts.write(
         `-A ${NODEPORTS} -m comment --comment "${n} health check node port" -m tcp -p tcp --dport ${svc.healthCheckNodePort} -j ACCEPT`,
       );
     }
@@ -526,7 +611,7 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     // Block localhost nodePorts if they are not supported.
     if (isIPv6) destinations += ' ! -d ::1/128';
     else if (!localhostNodePorts) destinations += ' ! -d 127.0.0.0/8';
-    natRules.write(`-A ${SERVICES} -m comment --comment ${NODEPORTS_COMMENT} ${destinations} -j ${NODEPORTS}`);
+    nServices.write(`-A ${SERVICES} -m comment --comment ${NODEPORTS_COMMENT} ${destinations} -j ${NODEPORTS}`);
   } else {
     for (const ip of npa.ips) {
       if (isIPv6String(ip) !== isIPv6) continue;
@@ -534,24 +619,54 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
         // Upstream logs an error ("--nodeport-addresses includes localhost but ...") and skips it.
         continue;
       }
-      natRules.write(`-A ${SERVICES} -m comment --comment ${NODEPORTS_COMMENT} -d ${ip} -j ${NODEPORTS}`);
+      nServices.write(`-A ${SERVICES} -m comment --comment ${NODEPORTS_COMMENT} -d ${ip} -j ${NODEPORTS}`);
     }
   }
 
   // Drop INVALID packets unless nf_conntrack_tcp_be_liberal is set.
   if (!(options.conntrackTCPLiberal ?? false)) {
-    filterRules.write(
+    fForward.write(
       nfacctInvalid
         ? `-A ${FORWARD} -m conntrack --ctstate INVALID -m nfacct --nfacct-name ${NFACCT_COUNTERS.CT_STATE_INVALID_DROPPED} -j DROP`
         : `-A ${FORWARD} -m conntrack --ctstate INVALID -j DROP`,
     );
   }
-  filterRules.write(
+  fForward.write(
     `-A ${FORWARD} -m comment --comment "kubernetes forwarding rules" -m mark --mark ${mark}/${mark} -j ACCEPT`,
   );
-  filterRules.write(
+  fForward.write(
     `-A ${FORWARD} -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`,
   );
+
+  // Top-level chains with a memo: decide which to write (partial) and what to commit (both).
+  const elidedChains: string[] = [];
+  let elidedFilterRules = 0;
+  let elidedNatRules = 0;
+  let appliedChainUpdate: AppliedChainUpdate | null = null;
+  if (memo !== null) {
+    const written: Array<readonly [string, LineBuffer]> = [];
+    for (const t of topChains) {
+      if (!elide) {
+        written.push([t.key, t.rules]);
+      } else if (memo.matches(t.key, t.rules)) {
+        elidedChains.push(t.key);
+        if (t.table === 'filter') elidedFilterRules += t.rules.lines;
+        else elidedNatRules += t.rules.lines;
+      } else {
+        // Written in full: the chain line flushes the kernel's copy, then its rules.
+        if (t.table === 'filter') {
+          filterChains.write(makeChainLine(t.chain));
+          filterRules.writeFrom(t.rules);
+        } else {
+          buffers.natTopChains.write(makeChainLine(t.chain));
+          buffers.natTopRules.writeFrom(t.rules);
+        }
+        written.push([t.key, t.rules]);
+      }
+    }
+    appliedChainUpdate = new AppliedChainUpdate(memo, memo.epoch, buffers, buffers.generation, written);
+  }
+  const natRulesWritten = natRules.lines + buffers.natTopRules.lines - deletedChains;
 
   names.endSync();
 
@@ -577,10 +692,13 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     },
     payloadLength: buffers.length,
     filterRuleCount: filterRules.lines,
-    natRuleCount: natRules.lines - deletedChains,
-    natRuleCountTotal: natRules.lines + skippedNatRules - deletedChains,
-    natChainCount: natChains.lines,
+    filterRuleCountTotal: filterRules.lines + elidedFilterRules,
+    natRuleCount: natRulesWritten,
+    natRuleCountTotal: natRulesWritten + skippedNatRules + elidedNatRules,
+    natChainCount: natChains.lines + buffers.natTopChains.lines,
     skippedNatChainCount: skippedNatChains,
+    elidedChains,
+    appliedChainUpdate,
     activeNatChains,
     staleChainsDeleted: deletedChains,
     staleChainCleanupRan: existingNatChains !== null,

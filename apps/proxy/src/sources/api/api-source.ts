@@ -30,6 +30,8 @@ export interface ApiSourceOptions {
   readonly unhealthyAfterMs?: number;
   /** Server-side watch timeout per watch (tests shorten it). */
   readonly watchTimeoutSeconds?: () => number;
+  /** A watch silent this long past its server-side timeout is restarted. Default 60 s. */
+  readonly watchStallGraceMs?: number;
   readonly now?: () => number;
 }
 
@@ -70,6 +72,7 @@ export class ApiSource {
       backoff: opts.backoff ?? DEFAULT_BACKOFF,
       now: this.now,
       ...(opts.watchTimeoutSeconds ? { watchTimeoutSeconds: opts.watchTimeoutSeconds } : {}),
+      ...(opts.watchStallGraceMs !== undefined ? { watchStallGraceMs: opts.watchStallGraceMs } : {}),
     };
     this.services = new ResourceInformer<V1Service>(
       // Headless services have nothing to proxy; upstream does not even watch them.
@@ -88,8 +91,9 @@ export class ApiSource {
 
   /**
    * Starts the Node informer and waits (bounded) for this Node with its addresses, and its pod CIDRs
-   * when waitForPodCIDR. Without pod CIDRs in NodeCIDR mode that is fatal (NodeWaitError); otherwise
-   * a missing Node is logged and the proxy goes on with what it has (node IPs fall back to loopback).
+   * when waitForPodCIDR. Without pod CIDRs in NodeCIDR mode that is fatal (NodeWaitError, and the
+   * source is stopped); otherwise a missing Node is logged and the proxy goes on with what it has
+   * (node IPs fall back to loopback; the Node is delivered to the handlers when it appears).
    */
   async loadInitial(): Promise<void> {
     this.nodes.start();
@@ -102,10 +106,12 @@ export class ApiSource {
       logger: this.opts.logger,
       signal: this.stopAbort.signal,
     });
-    if (result.problem === undefined) return;
+    if (result.problem === undefined || this.stopped) return;
     const health = this.nodes.health();
     const detail = { node: this.opts.nodeName, reason: result.problem, waitedMs: timeoutMs, ...(health.lastError ? { apiError: health.lastError } : {}) };
     if (this.opts.waitForPodCIDR) {
+      // The source is unusable now; leave no informer retrying behind the caller's back.
+      this.stop();
       throw new NodeWaitError(
         `timed out after ${Math.round(timeoutMs / 1000)}s waiting for node "${this.opts.nodeName}" to have a PodCIDR (detectLocalMode is NodeCIDR): ${result.problem}` +
           (health.lastError ? `; last API error: ${health.lastError}` : ''),

@@ -17,17 +17,17 @@ export interface WatchHooks {
   activity(): void;
   /** Server-side watch timeout to request (upstream: 5–10 min, randomised). */
   timeoutSeconds(): number;
+  /** How long past that timeout a silent watch is considered dead. */
+  stallGraceMs(): number;
 }
-
-/** How long past the requested server timeout a silent watch is considered dead. */
-const STALL_GRACE_SECONDS = 60;
 
 /**
  * client-node's Watch with what its 1.4 ListWatch lacks: bookmarks and a server-side timeout are
  * requested (like client-go's reflector), a watch that stays silent past that timeout is aborted (a
- * half-open TCP connection would otherwise hang the informer forever), no connection is opened
- * once the informer is stopped (ListWatch would start one after a list that completes after stop()),
- * and the informer learns when a list is applied and when the watch is up.
+ * half-open TCP connection would otherwise hang the informer forever), no connection is opened or
+ * kept once the informer is stopped (ListWatch would start one after a list that completes after
+ * stop(), and cannot abort one whose headers are still pending), and the informer learns when a
+ * list is applied and when the watch is up.
  */
 export class InformerWatch extends Watch {
   constructor(
@@ -54,20 +54,21 @@ export class InformerWatch extends Watch {
     if (this.hooks.isStopped()) return new AbortController();
 
     const timeoutSeconds = this.hooks.timeoutSeconds();
+    const stallMs = timeoutSeconds * 1000 + this.hooks.stallGraceMs();
     let ended = false;
     let stalled = false;
     let watchdog: NodeJS.Timeout | undefined;
-    let controller: AbortController | undefined;
     const arm = () => {
       if (watchdog) clearTimeout(watchdog);
       watchdog = setTimeout(() => {
         stalled = true;
-        controller?.abort();
-      }, (timeoutSeconds + STALL_GRACE_SECONDS) * 1000);
+        // Fires long after the assignment below (at least the server-side timeout), never before it.
+        controller.abort();
+      }, stallMs);
       watchdog.unref();
     };
 
-    controller = await super.watch(
+    const controller = await super.watch(
       path,
       { ...queryParams, allowWatchBookmarks: true, timeoutSeconds },
       (phase, obj, raw) => {
@@ -78,13 +79,17 @@ export class InformerWatch extends Watch {
       (err) => {
         ended = true;
         if (watchdog) clearTimeout(watchdog);
-        done(stalled ? new Error(`watch received nothing for ${timeoutSeconds + STALL_GRACE_SECONDS}s; reconnecting`) : err);
+        done(stalled ? new Error(`watch received nothing for ${stallMs} ms; reconnecting`) : err);
       },
     );
-    if (!ended) {
-      this.hooks.established();
-      arm();
+    if (ended) return controller;
+    if (this.hooks.isStopped()) {
+      // stop() came while we waited for the headers: ListWatch aborted its previous request, not this one.
+      controller.abort();
+      return controller;
     }
+    this.hooks.established();
+    arm();
     return controller;
   }
 }

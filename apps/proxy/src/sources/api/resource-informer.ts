@@ -40,7 +40,20 @@ export interface ResourceInformerOptions {
   readonly backoff?: BackoffOptions;
   /** Server-side watch timeout per watch request; default 300–600 s at random, as client-go. */
   readonly watchTimeoutSeconds?: () => number;
+  /** A watch silent this long past its server-side timeout is aborted and restarted. Default 60 s. */
+  readonly watchStallGraceMs?: number;
   readonly now?: () => number;
+}
+
+/**
+ * List items come without apiVersion/kind (the List carries them) while watch events include them;
+ * handlers get the same shape from both paths.
+ */
+function withTypeMeta<T extends KubernetesObject>(list: KubernetesListObject<T>): T[] {
+  const items = Array.isArray(list.items) ? list.items : [];
+  const kind = list.kind?.endsWith('List') ? list.kind.slice(0, -'List'.length) : undefined;
+  if (!kind) return items;
+  return items.map((i) => (i.kind ? i : { apiVersion: list.apiVersion, kind, ...i }));
 }
 
 function describe(err: unknown): string {
@@ -86,6 +99,7 @@ export class ResourceInformer<T extends KubernetesObject> {
       established: () => this.watchEstablished(),
       activity: () => this.touch(),
       timeoutSeconds: opts.watchTimeoutSeconds ?? (() => Math.floor(300 * (1 + Math.random()))),
+      stallGraceMs: () => opts.watchStallGraceMs ?? 60_000,
     });
     this.lw = new ListWatch<T>(opts.path, watch as Watch, () => this.fetchList(), false, opts.labelSelector, opts.fieldSelector);
     this.lw.on('add', (o) => this.events.add(o));
@@ -165,7 +179,7 @@ export class ResourceInformer<T extends KubernetesObject> {
       if (this.stopped) throw new Error('informer stopped');
       this.touch();
       this.listApplied = true;
-      return { ...list, items: Array.isArray(list.items) ? list.items : [] };
+      return { ...list, items: withTypeMeta(list) };
     } finally {
       if (this.listAbort === ac) this.listAbort = undefined;
     }

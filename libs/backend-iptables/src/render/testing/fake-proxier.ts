@@ -5,6 +5,7 @@
  */
 import type { Endpoint, IPFamily, ServicePort } from '@kube-proxy/core';
 import { joinHostPort, nullLogger, servicePortsFromService } from '@kube-proxy/core';
+import type { AppliedChainMemo } from '../applied-chain-memo.js';
 import { ChainNameCache } from '../chain-names.js';
 import { JUMP_CHAINS, jumpRuleArgs, KUBELET_JUMP_CHAINS } from '../constants.js';
 import type { RenderOptions, RenderResult } from '../render-ruleset.js';
@@ -85,6 +86,8 @@ export class FakeProxier {
   iptablesData = '';
   lastResult: RenderResult | undefined;
   lastRestoreError: Error | undefined;
+  /** Set to let partial syncs leave out unchanged top-level chains (committed/cleared as the proxier does). */
+  appliedChains: AppliedChainMemo | null = null;
   private readonly portsByService = new Map<string, string[]>();
   private readonly changed = new Set<string>();
 
@@ -131,6 +134,13 @@ export class FakeProxier {
     this.changed.add(`${namespace}/${name}`);
   }
 
+  /** The services changed since the last sync (drained, as a sync drains them). */
+  takeChangedServices(): Set<string> {
+    const changed = new Set(this.changed);
+    this.changed.clear();
+    return changed;
+  }
+
   forceSyncProxyRules(): RenderResult {
     this.needFullSync = true;
     return this.syncProxyRules();
@@ -157,6 +167,7 @@ export class FakeProxier {
         endpointsMap: this.endpointsMap,
         changedServices: doFullSync ? null : changed,
         existingNatChains: cleanup ? this.ipt.chains('nat') : null,
+        appliedChains: this.appliedChains,
       },
       this.options,
       this.names,
@@ -168,9 +179,11 @@ export class FakeProxier {
       this.ipt.restoreAll(result.payload);
       this.lastRestoreError = undefined;
       this.needFullSync = false;
+      if (result.appliedChainUpdate !== null) this.appliedChains?.commit(result.appliedChainUpdate);
     } catch (err) {
       this.lastRestoreError = err as Error;
       this.needFullSync = true;
+      this.appliedChains?.clear();
     }
     return result;
   }
