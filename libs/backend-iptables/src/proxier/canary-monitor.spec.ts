@@ -1,6 +1,6 @@
 import { FakeClock, nullLogger } from '@kube-proxy/core';
 import { DryRunIptables } from '../dry-run/dry-run-iptables.js';
-import { CanaryMonitor, IPTABLES_FLUSH_TIMEOUT_MS } from './canary-monitor.js';
+import { CanaryMonitor, IPTABLES_FLUSH_SETTLE_MS, IPTABLES_FLUSH_TIMEOUT_MS } from './canary-monitor.js';
 
 const flush = async (): Promise<void> => {
   for (let i = 0; i < 20; i++) await Promise.resolve();
@@ -71,13 +71,28 @@ describe('CanaryMonitor', () => {
     await monitor.ensureCanaries();
     ipt.tables.dropTable('nat');
     const checked = monitor.check();
-    // It waits (up to 5 s) for the other canaries to disappear too, as upstream.
-    await advance(clock, IPTABLES_FLUSH_TIMEOUT_MS - 200);
+    // It gives a flush in progress time to spread, but once nothing changes for the settle time the
+    // flush is over: rules come back well within a syncPeriod instead of upstream's fixed 5 s.
+    await advance(clock, IPTABLES_FLUSH_SETTLE_MS - 200);
     expect(flushes()).toBe(0);
     await advance(clock, 400);
     await expect(checked).resolves.toBe(true);
     expect(flushes()).toBe(1);
     expect(ipt.tables.chainExists('nat', 'KUBE-PROXY-CANARY')).toBe(true);
+  });
+
+  it('keeps waiting while a slow flush spreads from table to table, up to the 5 s cap', async () => {
+    const { ipt, monitor, flushes, clock } = setup();
+    await monitor.ensureCanaries();
+    ipt.tables.deleteChain('mangle', 'KUBE-PROXY-CANARY');
+    const checked = monitor.check();
+    await advance(clock, IPTABLES_FLUSH_SETTLE_MS - 100);
+    ipt.tables.deleteChain('nat', 'KUBE-PROXY-CANARY'); // still spreading: the settle clock restarts
+    await advance(clock, IPTABLES_FLUSH_SETTLE_MS - 100);
+    expect(flushes()).toBe(0);
+    await advance(clock, IPTABLES_FLUSH_TIMEOUT_MS);
+    await expect(checked).resolves.toBe(true);
+    expect(flushes()).toBe(1);
   });
 
   it('waits for a flush in progress to reach every table before resyncing', async () => {

@@ -7,6 +7,12 @@ import { CANARY_TABLES, KUBE_PROXY_CANARY_CHAIN } from '../render/index.js';
 export const IPTABLES_FLUSH_TIMEOUT_MS = 5000;
 /** Upstream's iptablesFlushPollTime. */
 export const IPTABLES_FLUSH_POLL_MS = 100;
+/**
+ * A flush that has stopped spreading for this long is taken as finished. Upstream waits the full
+ * 5 s whenever some canary survives; since we also notice partial flushes (nat only), waiting that
+ * long would keep Services down 5 s past detection for a flush that was over at once.
+ */
+export const IPTABLES_FLUSH_SETTLE_MS = 500;
 
 export interface CanaryMonitorOptions {
   readonly iptables: IptablesInterface;
@@ -26,8 +32,8 @@ type CanaryState = 'present' | 'missing' | 'unknown';
 /**
  * Detects that someone flushed iptables (firewalld reload, `iptables -F`, …): upstream's
  * utiliptables Monitor. A `KUBE-PROXY-CANARY` chain is kept in mangle, nat and filter; every
- * interval they are looked for. When one is gone, it waits up to 5 s (polling every 100 ms) for the
- * others to go too — a flush in progress — then recreates them and calls onFlush.
+ * interval they are looked for. When one is gone, it waits (polling every 100 ms, at most 5 s) for a
+ * flush in progress to finish — all gone, or no change for 500 ms — then recreates them and calls onFlush.
  *
  * Difference from upstream: upstream only polls the first table (mangle), so a flush of nat alone
  * goes unnoticed (kubernetes#133767). Here every table's canary is checked each round.
@@ -97,12 +103,21 @@ export class CanaryMonitor {
       if (missing.length === 0) return false;
       this.logger.verbose('iptables canary deleted', { tables: missing, chain: this.chain });
 
-      // Wait for the other canaries to be deleted too, so we don't start reloading too soon.
+      // Wait for a flush in progress (a firewall reload flushes table after table) to finish, so we
+      // reload once: until every canary is gone, or the set of missing ones stops changing.
       const deadline = this.clock.now() + IPTABLES_FLUSH_TIMEOUT_MS;
       let allGone = states.every((s) => s === 'missing');
-      while (!allGone && this.clock.now() < deadline) {
+      let lastSeen = states.join(',');
+      let settledSince = this.clock.now();
+      while (!allGone && this.clock.now() < deadline && this.clock.now() - settledSince < IPTABLES_FLUSH_SETTLE_MS) {
         await this.sleep(IPTABLES_FLUSH_POLL_MS);
-        allGone = (await this.states()).every((s) => s === 'missing');
+        const now = await this.states();
+        allGone = now.every((s) => s === 'missing');
+        const seen = now.join(',');
+        if (seen !== lastSeen) {
+          lastSeen = seen;
+          settledSince = this.clock.now();
+        }
       }
       if (!allGone) this.logger.warn('Inconsistent iptables state detected', { missing, chain: this.chain });
 
