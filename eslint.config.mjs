@@ -29,36 +29,8 @@ export default [
     },
   },
   {
-    // The app's tests may drive it with the test harnesses in tools (test API server, netns harness);
-    // its shipped code may not.
-    files: ['apps/proxy/src/**/*.spec.ts', 'apps/proxy/e2e/**/*.ts'],
-    rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: true,
-          allow: [],
-          depConstraints: [{ sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:tools'] }],
-        },
-      ],
-    },
-  },
-  {
     // Tests index into fixtures they just built; a non-null assertion there is a claim the test checks.
     files: ['**/*.spec.ts', '**/testing/**/*.ts', '**/e2e/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
-  },
-  {
-    // Backends may import only core's public entry point, never its files.
-    files: ['libs/backend-*/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/core/*', '**/core/src/**', '@kube-proxy/backend-*'] }],
-    },
-  },
-  {
-    files: ['libs/core/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'] }],
-    },
   },
 ];

@@ -9,4 +9,19 @@ export default [
     },
     languageOptions: { parser: await import('jsonc-eslint-parser') },
   },
+  {
+    // The app's tests may drive it with the test harnesses in tools (test API server, netns harness);
+    // its shipped code may not.
+    files: ['src/**/*.spec.ts', 'e2e/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: true,
+          allow: [],
+          depConstraints: [{ sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:tools'] }],
+        },
+      ],
+    },
+  },
 ];

@@ -9,4 +9,11 @@ export default [
     },
     languageOptions: { parser: await import('jsonc-eslint-parser') },
   },
+  {
+    // A backend sees core only through its public index, and never another backend.
+    files: ['**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/core/*', '**/core/src/**', '@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'] }],
+    },
+  },
 ];

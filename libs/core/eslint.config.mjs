@@ -9,4 +9,11 @@ export default [
     },
     languageOptions: { parser: await import('jsonc-eslint-parser') },
   },
+  {
+    // Core is the bottom of the graph: it knows no backend, no app and no tool.
+    files: ['**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'] }],
+    },
+  },
 ];

@@ -36,6 +36,7 @@ export { DryRunIptables } from './dry-run/dry-run-iptables.js';
 // Proxier pieces.
 export { IptablesProxier, FULL_SYNC_PERIOD_MS } from './proxier/iptables-proxier.js';
 export type { IptablesProxierOptions, IptablesProxierStats } from './proxier/iptables-proxier.js';
+export type { SyncObservers } from './proxier/sync-reporting.js';
 export { DualStackProvider } from './proxier/dual-stack-provider.js';
 export { CanaryMonitor, IPTABLES_FLUSH_POLL_MS, IPTABLES_FLUSH_TIMEOUT_MS } from './proxier/canary-monitor.js';
 export { selectLocalDetector } from './proxier/local-detector.js';

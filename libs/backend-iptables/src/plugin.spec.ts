@@ -9,6 +9,8 @@ import {
   FakeSysctl,
   LOGGER,
   PROVIDER,
+  PROXIER_HEALTH_UPDATER,
+  ProxierHealthTracker,
   RecordingLogger,
   SYSCTL,
 } from '@kube-proxy/core';
@@ -31,6 +33,7 @@ function fakeContainer(executor = new FakeCommandExecutor()) {
       if (!values.has(token)) throw new Error(`unregistered ${String(token)}`);
       return values.get(token);
     },
+    isRegistered: (token: unknown) => values.has(token),
     register: (token: unknown, provider: { useValue: unknown }) => {
       values.set(token, provider.useValue);
       return container;
@@ -102,6 +105,19 @@ describe('iptablesBackend', () => {
     expect(out).toMatch(/^# sync 1 full \S+ IPv4\n/m);
     expect(out).toMatch(/^# sync 1 full \S+ IPv6\n/m);
     expect(out).toContain('-d fd00:96::10');
+    provider.stop();
+    await loop;
+  });
+
+  it('register: hands the agent parts registered in the container to the proxiers (per family)', async () => {
+    const ctx = context({ families: ['IPv4', 'IPv6'], config: { clusterCIDR: '10.244.0.0/16,fd00:244::/56' } });
+    const { container, values } = fakeContainer();
+    const health = new ProxierHealthTracker(values.get(CLOCK) as FakeClock, 60_000);
+    values.set(PROXIER_HEALTH_UPDATER, health);
+    await iptablesBackend.register(container, ctx);
+    const provider = values.get(PROVIDER) as Provider;
+    const loop = provider.syncLoop();
+    expect(Object.keys(health.health().status).sort()).toEqual(['IPv4', 'IPv6']);
     provider.stop();
     await loop;
   });

@@ -7,11 +7,24 @@ import type {
   HostCapabilities,
   IPFamily,
   Logger,
+  ProxierHealthUpdater,
+  ProxyMetrics,
   Provider,
   ProxyContext,
+  ServiceHealthServer,
   Sysctl,
 } from '@kube-proxy/core';
-import { BACKEND_PLUGIN_API_VERSION, CLOCK, COMMAND_EXECUTOR, LOGGER, PROVIDER, SYSCTL } from '@kube-proxy/core';
+import {
+  BACKEND_PLUGIN_API_VERSION,
+  CLOCK,
+  COMMAND_EXECUTOR,
+  LOGGER,
+  PROVIDER,
+  PROXIER_HEALTH_UPDATER,
+  PROXY_METRICS,
+  SERVICE_HEALTH_SERVER,
+  SYSCTL,
+} from '@kube-proxy/core';
 import { cleanupAllIptables } from './cleanup.js';
 import { DryRunIptables } from './dry-run/dry-run-iptables.js';
 import { InMemoryTables } from './dry-run/in-memory-tables.js';
@@ -19,6 +32,7 @@ import { Iptables } from './iptables/iptables-runner.js';
 import type { IptablesInterface } from './iptables/types.js';
 import { DualStackProvider } from './proxier/dual-stack-provider.js';
 import { IptablesProxier } from './proxier/iptables-proxier.js';
+import type { SyncObservers } from './proxier/sync-reporting.js';
 
 /** The tsyringe container type, as the plugin contract spells it. */
 type Container = Parameters<BackendPlugin['register']>[0];
@@ -39,6 +53,13 @@ interface Ports {
   readonly clock: Clock;
   readonly executor: CommandExecutor;
   readonly sysctl: Sysctl;
+  /** Health, metrics and health-check ports: used when the host app registered them. */
+  readonly observers?: SyncObservers;
+}
+
+/** A registration the backend can do without (a host app or test that provides no agent). */
+function optional<T>(container: Container, token: symbol): T | undefined {
+  return container.isRegistered(token, true) ? container.resolve<T>(token) : undefined;
 }
 
 function resolvePorts(container: Container): Ports {
@@ -47,6 +68,11 @@ function resolvePorts(container: Container): Ports {
     clock: container.resolve<Clock>(CLOCK),
     executor: container.resolve<CommandExecutor>(COMMAND_EXECUTOR),
     sysctl: container.resolve<Sysctl>(SYSCTL),
+    observers: {
+      health: optional<ProxierHealthUpdater>(container, PROXIER_HEALTH_UPDATER),
+      metrics: optional<ProxyMetrics>(container, PROXY_METRICS),
+      serviceHealth: optional<ServiceHealthServer>(container, SERVICE_HEALTH_SERVER),
+    },
   };
 }
 
@@ -79,6 +105,7 @@ export function createIptablesProvider(ports: Ports, context: ProxyContext): Pro
       logger: ports.logger,
       ...(dryRunTables ? { dryRunTables } : {}),
       tagDryRunOutput: families.length > 1,
+      observers: ports.observers,
     });
   };
   const [first, second] = families as [IPFamily, IPFamily | undefined];

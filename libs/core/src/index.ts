@@ -11,3 +11,5 @@ export * from './runner/index.js';
 export * from './ports/index.js';
 export * from './contracts/index.js';
 export * from './local-detect/index.js';
+export * from './health/index.js';
+export * from './metrics/index.js';

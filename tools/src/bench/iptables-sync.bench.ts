@@ -12,7 +12,7 @@
  *                                                     [--nft-max=10000]
  */
 import { ProxyState, nullLogger, type AppliedChanges } from '@kube-proxy/core';
-import { ChainNameCache, renderRuleset, type RenderOptions } from '@kube-proxy/backend-iptables';
+import { AppliedChainMemo, ChainNameCache, renderRuleset, type RenderOptions } from '@kube-proxy/backend-iptables';
 import { RestoreNamespace, type Variant } from './netns-restore.js';
 import { scaleCluster, sliceOf } from './scale-cluster.js';
 
@@ -68,8 +68,15 @@ async function measure(n: number, variants: Variant[], nftMax: number): Promise<
   const computeMs = ms(t);
 
   const names = new ChainNameCache();
-  const full = () => renderRuleset({ serviceMap: state.serviceMap, endpointsMap: state.endpointsMap, changedServices: null, existingNatChains: null }, OPTIONS, names);
-  full(); // warm-up: JIT and the chain-name cache, as in a running proxier after its first sync
+  // What the last successful restore wrote: lets a partial sync leave unchanged top-level chains out.
+  const memo = new AppliedChainMemo();
+  const full = () =>
+    renderRuleset(
+      { serviceMap: state.serviceMap, endpointsMap: state.endpointsMap, changedServices: null, existingNatChains: null, appliedChains: memo },
+      OPTIONS,
+      names,
+    );
+  memo.commit(full().appliedChainUpdate!); // warm-up: JIT and the chain-name cache, as in a running proxier after its first sync
   const times: number[] = [];
   let fullPayload = Buffer.alloc(0);
   let activeChains: ReadonlySet<string> = new Set();
@@ -80,6 +87,7 @@ async function measure(n: number, variants: Variant[], nftMax: number): Promise<
     times.push(ms(t));
     fullPayload = Buffer.from(payload); // copy: the renderer reuses its memory on the next call
     activeChains = new Set(r.activeNatChains);
+    memo.commit(r.appliedChainUpdate!);
   }
 
   // One endpoint of one service moves: the partial sync a running node does most often.
@@ -87,7 +95,7 @@ async function measure(n: number, variants: Variant[], nftMax: number): Promise<
   t = process.hrtime.bigint();
   const applied = state.applyPendingChanges();
   const partial = renderRuleset(
-    { serviceMap: state.serviceMap, endpointsMap: state.endpointsMap, changedServices: changedServices(applied), existingNatChains: activeChains },
+    { serviceMap: state.serviceMap, endpointsMap: state.endpointsMap, changedServices: changedServices(applied), existingNatChains: activeChains, appliedChains: memo },
     OPTIONS,
     names,
   );

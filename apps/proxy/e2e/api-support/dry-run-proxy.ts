@@ -8,7 +8,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the watchdog script of the netns harness
 import { scriptPath } from '@kube-proxy/tools/netns';
 import { NODE_NAME } from './objects.js';
 import { SyncOutputParser, tableLines, type SyncBlock } from './sync-output.js';

@@ -14,11 +14,11 @@ import {
  * The effective configuration: the --config file (strictly decoded, defaulted) or the defaults, then
  * the flags with upstream's precedence, then validation. Throws ConfigError naming the field.
  */
-export async function loadConfiguration(parsed: ParsedFlags): Promise<KubeProxyConfiguration> {
+export async function loadConfiguration(parsed: ParsedFlags): Promise<{ config: KubeProxyConfiguration; fileText?: string }> {
   const file = parsed.options.configFile;
   let base: KubeProxyConfiguration;
+  let text: string | undefined;
   if (file) {
-    let text: string;
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
@@ -31,7 +31,7 @@ export async function loadConfiguration(parsed: ParsedFlags): Promise<KubeProxyC
   const cfg = applyFlags(base, parsed, Boolean(file));
   const errors = validateConfiguration(cfg);
   if (errors.length > 0) throw new InvalidConfigurationError(errors.map(formatFieldError), file);
-  return cfg;
+  return text === undefined ? { config: cfg } : { config: cfg, fileText: text };
 }
 
 /** Validation found problems: every one is reported at once, one `field: reason` per line. */

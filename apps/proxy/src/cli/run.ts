@@ -28,6 +28,7 @@ import {
   type ParsedFlags,
   type Provider,
   type ProxyContext,
+  type Sysctl,
   type TextSink,
 } from '@kube-proxy/core';
 import { BUILTIN_BACKENDS } from '../registry/builtin-backends.js';
@@ -38,10 +39,12 @@ import { ManifestSource } from '../sources/manifests/manifest-source.js';
 import { ApiSource, KubeClientConfigError, NodeWaitError, createKubeClient } from '../sources/api/index.js';
 import { resolveNodeIPs, resolveNodeName } from '../node/node-identity.js';
 import { proxiedFamilies } from '../node/families.js';
+import { ConfigFileWatch } from './config-file-watch.js';
 import { DryRunGuardExecutor } from './dry-run-guard.js';
 import { InvalidConfigurationError, loadConfiguration } from './load-configuration.js';
 import { onceTerminated } from './signals.js';
 import { versionLine } from './version.js';
+import { ProxyAgent, ServerBindError, fanOutNodeHandler, servePolicy } from '../agent/index.js';
 
 /** Where the CLI writes: stdout only for --dry-run output (and --help/--version), stderr for logs. */
 export interface CliIO {
@@ -58,6 +61,7 @@ export async function runCli(argv: readonly string[], io: CliIO = { stdout: proc
 
   let parsed: ParsedFlags;
   let config: KubeProxyConfiguration;
+  let configFileText: string | undefined;
   try {
     parsed = parseFlags(argv);
     if (parsed.options.help) {
@@ -68,7 +72,7 @@ export async function runCli(argv: readonly string[], io: CliIO = { stdout: proc
       io.stdout.write(versionLine() + '\n');
       return 0;
     }
-    config = await loadConfiguration(parsed);
+    ({ config, fileText: configFileText } = await loadConfiguration(parsed));
   } catch (err) {
     if (err instanceof FlagError) return fail(`${err.message} (see --help)`);
     if (err instanceof ConfigError) return fail(`invalid configuration: ${err.describe()}`);
@@ -85,17 +89,24 @@ export async function runCli(argv: readonly string[], io: CliIO = { stdout: proc
   const logger = createLogger({ verbosity: config.logging.verbosity, format: config.logging.format, stream: io.stderr });
   for (const w of parsed.warnings) logger.warn(w);
   try {
-    return await runProxy(parsed, config, logger, io);
+    return await runProxy(parsed, config, configFileText, logger, io);
   } catch (err) {
     if (err instanceof ModeSelectionError) return fail(err.message, err.exitCode);
     if (err instanceof PluginContractError) return fail(err.message);
     if (err instanceof KubeClientConfigError || err instanceof NodeWaitError) return fail(err.message);
+    if (err instanceof ServerBindError) return fail(err.message);
     logger.error('kube-proxy failed', { err: (err as Error).stack ?? String(err) });
     return 1;
   }
 }
 
-async function runProxy(parsed: ParsedFlags, config: KubeProxyConfiguration, logger: Logger, io: CliIO): Promise<number> {
+async function runProxy(
+  parsed: ParsedFlags,
+  config: KubeProxyConfiguration,
+  configFileText: string | undefined,
+  logger: Logger,
+  io: CliIO,
+): Promise<number> {
   const { options } = parsed;
   logger.info(versionLine());
 
@@ -164,15 +175,45 @@ async function runProxy(parsed: ParsedFlags, config: KubeProxyConfiguration, log
   const context: ProxyContext = { config, nodeName, nodeIPs: ips, families, dryRun: options.dryRun, dryRunSink: sink, host };
   logger.info('Starting proxier', { mode: plugin.name, node: nodeName, nodeIPs: ips, families, dryRun: options.dryRun });
 
+  // Agent (../agent): health, metrics and health-check servers, host tuning. Built before the backend
+  // registers so it can resolve them; servers start once the backend exists, as upstream's Run().
+  const agent = new ProxyAgent({
+    config,
+    mode: plugin.name,
+    nodeName,
+    dryRun: options.dryRun,
+    serve: servePolicy({ dryRun: options.dryRun, flagsGiven: parsed.values }),
+    logger,
+    clock: systemClock,
+    sysctl: base.resolve<Sysctl>(SYSCTL),
+  });
+  await agent.prepareHost();
+
   const scope = base.createChildContainer();
   scope.register(PROXY_CONTEXT, { useValue: context });
+  agent.register(scope);
   await plugin.register(scope, context);
   const provider = scope.resolve<Provider>(PROVIDER);
+  await agent.start();
 
   const terminated = onceTerminated();
-  source.start({ services: provider, endpointSlices: provider, node: provider });
+  // Timers elsewhere are unref'd so a finished run can exit; while the proxy serves, this handle keeps
+  // the process alive even when every API connection is down and only backoff timers are pending.
+  const keepAlive = setInterval(() => undefined, 60_000);
+  source.start({ services: provider, endpointSlices: provider, node: fanOutNodeHandler(provider, agent.nodeHandler) });
   const loop = provider.syncLoop();
+  // As upstream: a changed or removed --config file ends the process (non-zero), and the DaemonSet
+  // restarts it with the new configuration.
+  let configWatch: ConfigFileWatch | undefined;
+  const configChanged = new Promise<{ configChanged: string }>((resolve) => {
+    if (options.configFile && configFileText !== undefined) {
+      configWatch = new ConfigFileWatch(options.configFile, configFileText, (reason) => resolve({ configChanged: reason }));
+      configWatch.start();
+    }
+  });
   const stopAll = () => {
+    configWatch?.stop();
+    clearInterval(keepAlive);
     source.stop();
     provider.stop();
     terminated.dispose();
@@ -182,11 +223,16 @@ async function runProxy(parsed: ParsedFlags, config: KubeProxyConfiguration, log
     loop.then(() => 'loop-ended' as const),
     terminated.promise.then((s) => s),
     options.once ? provider.firstSync().then(() => 'synced' as const) : new Promise<never>(() => undefined),
+    configChanged,
   ]);
   stopAll();
   await loop.catch(() => undefined);
+  await agent.stop();
   if (outcome === 'synced') {
     logger.info('First sync done; exiting because of --once');
+  } else if (typeof outcome === 'object') {
+    logger.error('Exiting so that the new configuration is loaded on restart', { reason: outcome.configChanged });
+    return 1;
   } else if (outcome === 'loop-ended') {
     logger.error('Sync loop ended unexpectedly');
     return 1;

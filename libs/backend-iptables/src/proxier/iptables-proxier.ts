@@ -33,6 +33,7 @@ import type { V1EndpointSlice, V1Node, V1Service } from './k8s-types.js';
 import { sameLocalDetector, selectLocalDetector } from './local-detector.js';
 import type { NetworkInterfaces, NodePortAddresses } from './node-port-addresses.js';
 import { parseNodePortAddresses, resolveNodePortAddresses } from './node-port-addresses.js';
+import { reportSuccessfulSync, type SyncObservers } from './sync-reporting.js';
 
 /** Upstream's proxyutil.FullSyncPeriod: a full resync at least this often. */
 export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
@@ -42,7 +43,7 @@ export const BURST_SYNCS = 2;
 export const SYSCTL_ROUTE_LOCALNET = 'net/ipv4/conf/all/route_localnet';
 export const SYSCTL_NF_CONNTRACK_TCP_BE_LIBERAL = 'net/netfilter/nf_conntrack_tcp_be_liberal';
 
-/** Counters of one proxier (the iptables-mode metrics upstream exports, kept here until core has a metrics port). */
+/** Counters of one proxier: the source of the iptables-mode metrics (see sync-reporting.ts). */
 export interface IptablesProxierStats {
   /** Successful syncs (full + partial). */
   syncs: number;
@@ -88,6 +89,8 @@ export interface IptablesProxierOptions {
   readonly dryRunTables?: InMemoryTables;
   /** Append the family to the dry-run header (two proxiers share one sink). */
   readonly tagDryRunOutput?: boolean;
+  /** Health updater, metrics and service health server, when the host app provides them. */
+  readonly observers?: SyncObservers;
 }
 
 interface Deferred {
@@ -170,6 +173,7 @@ export class IptablesProxier implements Provider {
   private readonly networkInterfaces: NetworkInterfaces;
   private readonly dryRunTables: InMemoryTables | undefined;
   private readonly tagDryRunOutput: boolean;
+  private readonly observers: SyncObservers;
   private readonly runner: BoundedFrequencyRunner;
   private readonly canary: CanaryMonitor;
   private readonly conntrack: ConntrackCleaner | undefined;
@@ -209,6 +213,7 @@ export class IptablesProxier implements Provider {
     this.networkInterfaces = options.networkInterfaces ?? osNetworkInterfaces;
     this.dryRunTables = options.dryRunTables;
     this.tagDryRunOutput = options.tagDryRunOutput ?? false;
+    this.observers = options.observers ?? {};
     this.syncPeriodMs = parseDuration(config.iptables.syncPeriod);
     const minSyncPeriodMs = parseDuration(config.iptables.minSyncPeriod);
 
@@ -228,7 +233,7 @@ export class IptablesProxier implements Provider {
       nodeName: context.nodeName,
       logger: this.logger,
       onChange: () => {
-        if (this.state.isInitialized()) this.runner.run();
+        if (this.state.isInitialized()) this.sync();
       },
     });
     this.logger.verbose('Iptables sync params', {
@@ -261,12 +266,20 @@ export class IptablesProxier implements Provider {
   // ---- Provider -------------------------------------------------------------------------------
 
   sync(): void {
-    if (!this.stopped) this.runner.run();
+    if (this.stopped) return;
+    // upstream's Sync(): a change is queued, and late if no sync programs it within the health timeout.
+    this.observers.health?.queuedUpdate(this.family);
+    this.observers.metrics?.syncQueued(this.family);
+    this.runner.run();
   }
 
   async syncLoop(): Promise<void> {
     if (this.stopped || this.loopStarted) return;
     this.loopStarted = true;
+    // As upstream: the family counts as updated when its loop starts, in case no sync ever succeeds,
+    // and the informers' initial lists count as the first queued change.
+    this.observers.health?.updated(this.family);
+    this.observers.metrics?.syncQueued(this.family);
     await this.canary.start();
     if (this.stopped) return;
     await this.runner.loop();
@@ -287,14 +300,17 @@ export class IptablesProxier implements Provider {
 
   onServiceAdd(service: V1Service): void {
     this.state.onServiceAdd(service);
+    this.serviceChangeSeen();
   }
 
   onServiceUpdate(previous: V1Service, current: V1Service): void {
     this.state.onServiceUpdate(previous, current);
+    this.serviceChangeSeen();
   }
 
   onServiceDelete(service: V1Service): void {
     this.state.onServiceDelete(service);
+    this.serviceChangeSeen();
   }
 
   onServicesSynced(): void {
@@ -303,14 +319,17 @@ export class IptablesProxier implements Provider {
 
   onEndpointSliceAdd(slice: V1EndpointSlice): void {
     this.state.onEndpointSliceAdd(slice);
+    this.endpointSliceChangeSeen(slice);
   }
 
   onEndpointSliceUpdate(previous: V1EndpointSlice, current: V1EndpointSlice): void {
     this.state.onEndpointSliceUpdate(previous, current);
+    this.endpointSliceChangeSeen(current);
   }
 
   onEndpointSliceDelete(slice: V1EndpointSlice): void {
     this.state.onEndpointSliceDelete(slice);
+    this.endpointSliceChangeSeen(slice);
   }
 
   onEndpointSlicesSynced(): void {
@@ -337,6 +356,19 @@ export class IptablesProxier implements Provider {
   }
 
   // ---- internals ------------------------------------------------------------------------------
+
+  /** sync_proxy_rules_service_changes_*: every Service event counts, as in upstream's change tracker. */
+  private serviceChangeSeen(): void {
+    this.observers.metrics?.serviceChangeSeen();
+    this.observers.metrics?.serviceChangesPending(this.state.pendingServiceChanges());
+  }
+
+  /** sync_proxy_rules_endpoint_changes_*: only slices of this proxier's family, as upstream's tracker. */
+  private endpointSliceChangeSeen(slice: V1EndpointSlice): void {
+    if (slice?.addressType !== this.family) return;
+    this.observers.metrics?.endpointChangeSeen();
+    this.observers.metrics?.endpointChangesPending(this.state.pendingEndpointChanges());
+  }
 
   /** Called by the canary monitor: resync everything (upstream's forceSyncProxyRules). */
   forceSync(): void {
@@ -443,6 +475,8 @@ export class IptablesProxier implements Provider {
     if (this.state.takeTopologyChanged()) this.needFullSync = true;
     const doFullSync = this.needFullSync || start - this.lastFullSync > FULL_SYNC_PERIOD_MS;
     const applied = this.state.applyPendingChanges();
+    this.observers.metrics?.serviceChangesPending(this.state.pendingServiceChanges());
+    this.observers.metrics?.endpointChangesPending(this.state.pendingEndpointChanges());
     this.logger.verbose('Syncing iptables rules', { fullSync: doFullSync });
 
     let success = false;
@@ -452,6 +486,7 @@ export class IptablesProxier implements Provider {
       this.logger.error('Unexpected error while syncing iptables rules', { error: String(err) });
     } finally {
       this.stats.lastSyncDurationMs = this.clock.now() - start;
+      this.observers.metrics?.syncDuration(this.family, this.stats.lastSyncDurationMs / 1000, doFullSync ? 'full' : 'partial');
       if (!success) {
         this.stats.failedSyncs++;
         this.logger.info('Sync failed', { retryingTimeMs: this.syncPeriodMs });
@@ -533,6 +568,7 @@ export class IptablesProxier implements Provider {
     } catch (err) {
       this.stats.restoreFailures++;
       if (!doFullSync) this.stats.partialRestoreFailures++;
+      this.observers.metrics?.iptablesRestoreFailed(this.family, !doFullSync);
       if (err instanceof IptablesRestoreError && err.line !== undefined) {
         const lines = extractLines(result.payload, err.line, 3);
         this.logger.error('Failed to execute iptables-restore', {
@@ -566,6 +602,9 @@ export class IptablesProxier implements Provider {
       noLocalEndpoints: { ...result.noLocalEndpoints },
       largeClusterMode: result.largeClusterMode,
     });
+
+    const healthChecks = { services: this.state.healthCheckNodePorts(), localEndpoints: this.state.localReadyEndpoints() };
+    await reportSuccessfulSync(this.observers, this.family, this.stats, applied, now, healthChecks, this.logger);
 
     // Finish housekeeping: clear stale conntrack entries for UDP services.
     if (this.conntrack) await this.conntrack.cleanStaleEntries(serviceMap, applied);

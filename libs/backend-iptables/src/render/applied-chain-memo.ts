@@ -20,9 +20,10 @@
  * - a full sync rewrites every chain anyway and refreshes every entry.
  *
  * Memory: at most one Buffer per top-level chain (ten keys), holding that chain's rule lines
- * exactly as written; a Buffer is overwritten in place when the new content fits and replaced
- * (with 1/8 headroom, or shrunk when mostly unused) only when it does not. At 10,000 services that
- * is ~2-3 MB, dominated by nat KUBE-SERVICES.
+ * exactly as written. Unchanged content is not copied; changed content is copied in place when it
+ * fits, and the Buffer is replaced (with 1/8 headroom, or shrunk when mostly unused) only when it
+ * does not. clear() only marks entries invalid, so the full sync that follows refills the same
+ * Buffers. At 10,000 services × 5 endpoints that is ~1.4 MB, nearly all nat KUBE-SERVICES.
  */
 import type { LineBuffer, RenderBuffers } from './line-buffer.js';
 

@@ -33,6 +33,6 @@ export { AppliedChainMemo, AppliedChainUpdate, appliedChainKey } from './applied
 export type { LineSink } from './line-buffer.js';
 export { localDetectorArgs } from './local-detector-args.js';
 export type { LocalDetectorArgs } from './local-detector-args.js';
-export { cidrContains, computeProbability, formatMasqueradeMark, isLoopback, probability } from './format.js';
+export { computeProbability, formatMasqueradeMark, probability } from './format.js';
 export { countEndpoints, isLargeClusterMode, renderRuleset } from './render-ruleset.js';
 export type { RenderInput, RenderOptions, RenderResult } from './render-ruleset.js';

@@ -3,6 +3,7 @@
  * rules (runPacketFlowTests). The expectations (outputs, masquerading) are upstream's; the tracer
  * and the in-memory iptables are ports of upstream's test helpers (./testing).
  */
+import { cidrContains } from '@kube-proxy/core';
 import type { PacketFlowTest } from './testing/fake-iptables.js';
 import {
   runPacketFlowTests,
@@ -18,7 +19,6 @@ import {
 import type { TestEndpoint } from './testing/fake-proxier.js';
 import { FakeProxier, makeTestService } from './testing/fake-proxier.js';
 import { chainRules } from './testing/assertions.js';
-import { cidrContains } from './format.js';
 
 function flows(fp: FakeProxier, tests: PacketFlowTest[]): void {
   expect(fp.lastRestoreError).toBeUndefined();

@@ -68,13 +68,13 @@
  * on the nodeports jump and in never writing KUBE-FIREWALL / localhost nodeport rules.
  */
 import type { CategorizedEndpoints, Endpoint, EndpointsMap, IPFamily, LocalTrafficDetector, ServicePort, ServicePortMap } from '@kube-proxy/core';
-import { categorizeEndpoints } from '@kube-proxy/core';
+import { categorizeEndpoints, cidrContains, isLoopbackIP as isLoopback } from '@kube-proxy/core';
 import type { AppliedChainMemo } from './applied-chain-memo.js';
 import { AppliedChainUpdate, appliedChainKey } from './applied-chain-memo.js';
 import type { ChainNameCache, ServiceChainNames } from './chain-names.js';
 import { lowerProtocol } from './chain-names.js';
 import { isServiceChainName, KUBE_CHAINS, LARGE_CLUSTER_ENDPOINTS_THRESHOLD, makeChainLine, NFACCT_COUNTERS } from './constants.js';
-import { cidrContains, formatMasqueradeMark, isIPv4Loopback, isIPv6String, isLoopback, probability } from './format.js';
+import { formatMasqueradeMark, isIPv4Loopback, isIPv6String, probability } from './format.js';
 import type { LineBuffer, LineSink } from './line-buffer.js';
 import { TeeSink } from './line-buffer.js';
 import { localDetectorArgs } from './local-detector-args.js';

@@ -1,6 +1,7 @@
 import type { KubeProxyConfiguration } from './types.js';
 import { parseDurationNs } from './duration.js';
-import { appendPortIfNeeded, isIPv4Like } from './net-text.js';
+import { ipFamilyOf } from '../model/ip.js';
+import { appendPortIfNeeded } from './net-text.js';
 
 /**
  * A configuration as read from a file before defaulting: any field may be missing. `undefined` (or
@@ -38,7 +39,7 @@ export function defaultConfiguration(): KubeProxyConfiguration {
 export function applyDefaults(input: KubeProxyConfigurationInput): KubeProxyConfiguration {
   const i = input;
   const bindAddress = str(i.bindAddress) || '0.0.0.0';
-  const v4 = isIPv4Like(bindAddress);
+  const v4 = ipFamilyOf(bindAddress) === 'IPv4';
   const healthzHost = v4 ? '0.0.0.0' : '[::]';
   const metricsHost = v4 ? '127.0.0.1' : '[::1]';
   const healthz = str(i.healthzBindAddress);

@@ -1,62 +1,10 @@
-import { isIPv6 } from 'node:net';
+import { parseIP } from '../model/ip.js';
 
 /**
- * IP/CIDR/host:port text checks with the semantics of the Go helpers upstream validation relies on
- * (netutils.ParseIPSloppy, ParseCIDRSloppy, net.SplitHostPort). "Sloppy" means IPv4 octets may carry
- * leading zeros, which upstream still accepts for compatibility.
+ * host:port text helpers with the semantics of the Go code upstream config handling relies on
+ * (net.SplitHostPort, proxyutil.AppendPortIfNeeded). IP and CIDR text is parsed by model/ip.ts alone
+ * (netutils.ParseIPSloppy / ParseCIDRSloppy semantics).
  */
-
-export type IPFamilyNumber = 4 | 6;
-
-function isIPv4Sloppy(text: string): boolean {
-  const parts = text.split('.');
-  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
-}
-
-/** The family of an IP address, or undefined when `text` is not one. Zones ("%eth0") are not IPs. */
-export function ipFamilyOf(text: string): IPFamilyNumber | undefined {
-  if (isIPv4Sloppy(text)) return 4;
-  if (!text.includes('%') && isIPv6(text)) return 6;
-  return undefined;
-}
-
-export function isValidIP(text: string): boolean {
-  return ipFamilyOf(text) !== undefined;
-}
-
-/**
- * Whether Go would treat the address as IPv4 (`ip.To4() != nil`): plain IPv4, or IPv4-mapped IPv6
- * such as "::ffff:10.0.0.1".
- */
-export function isIPv4Like(text: string): boolean {
-  const family = ipFamilyOf(text);
-  if (family === 4) return true;
-  if (family !== 6) return false;
-  const m = /^::ffff:(.+)$/i.exec(text);
-  return m !== null && isIPv4Sloppy(m[1]);
-}
-
-/** Parses "ip/prefix"; returns the address family, or undefined when not a valid CIDR. */
-export function cidrFamilyOf(text: string): IPFamilyNumber | undefined {
-  const slash = text.indexOf('/');
-  if (slash < 0) return undefined;
-  const ip = text.slice(0, slash);
-  const prefix = text.slice(slash + 1);
-  const family = ipFamilyOf(ip);
-  if (family === undefined || !/^\d{1,3}$/.test(prefix)) return undefined;
-  return Number(prefix) <= (family === 4 ? 32 : 128) ? family : undefined;
-}
-
-export function isValidCIDR(text: string): boolean {
-  return cidrFamilyOf(text) !== undefined;
-}
-
-/** Two CIDRs, one of each family (netutils.IsDualStackCIDRStrings). */
-export function isDualStackCIDRPair(cidrs: readonly string[]): boolean {
-  if (cidrs.length !== 2) return false;
-  const families = cidrs.map(cidrFamilyOf);
-  return families.includes(4) && families.includes(6);
-}
 
 /** net.SplitHostPort: "host:port" or "[v6]:port". Throws with Go's wording on malformed input. */
 export function splitHostPort(text: string): { host: string; port: string } {
@@ -89,7 +37,8 @@ export function appendPortIfNeeded(address: string, port: number): string {
   } catch {
     // no port yet
   }
-  const family = ipFamilyOf(address);
-  if (family === undefined) return address;
-  return isIPv4Like(address) ? `${address}:${port}` : `[${address}]:${port}`;
+  const ip = parseIP(address);
+  if (ip === undefined) return address;
+  // ip.To4() != nil: IPv4, also when written IPv4-mapped ("::ffff:10.0.0.1" → "::ffff:10.0.0.1:port", as upstream).
+  return ip.family === 'IPv4' ? `${address}:${port}` : `[${address}]:${port}`;
 }

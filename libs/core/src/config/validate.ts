@@ -2,7 +2,8 @@ import type { KubeProxyConfiguration } from './types.js';
 import { parseDurationNs } from './duration.js';
 import type { ConfigFieldError } from './errors.js';
 import { EMULATED_KUBERNETES_VERSION, featureGateErrors } from './feature-gates.js';
-import { cidrFamilyOf, isDualStackCIDRPair, isValidCIDR, isValidIP, splitHostPort } from './net-text.js';
+import { isDualStackCIDRs, isValidCIDR, isValidIP } from '../model/ip.js';
+import { splitHostPort } from './net-text.js';
 
 /**
  * Upstream's validation.Validate (pkg/proxy/apis/config/validation, v1.31–v1.34), applied to the
@@ -191,12 +192,12 @@ function checkClusterCIDR(add: Add, value: string): void {
   }
   let allValid = true;
   cidrs.forEach((cidr) => {
-    if (cidrFamilyOf(cidr) === undefined) {
+    if (!isValidCIDR(cidr)) {
       allValid = false;
       add('clusterCIDR', `${JSON.stringify(cidr)} must be a valid CIDR block (e.g. 10.100.0.0/16 or fde4:8dba:82e1::/48)`, cidr);
     }
   });
-  if (allValid && cidrs.length === 2 && !isDualStackCIDRPair(cidrs)) add('clusterCIDR', pairMessage, value);
+  if (allValid && cidrs.length === 2 && !isDualStackCIDRs(cidrs)) add('clusterCIDR', pairMessage, value);
 }
 
 function checkLogging(add: Add, cfg: KubeProxyConfiguration): void {

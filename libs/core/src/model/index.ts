@@ -2,12 +2,16 @@ export * from './protocol.js';
 export * from './service-port-name.js';
 export type { ServicePort } from './service-port.js';
 export * from './endpoint.js';
-// ipFamilyOf, isValidIP and isValidCIDR also exist in config/net-text.ts (returning 4 | 6), so the
-// root barrel would see them twice; in-package code imports them from './ip.js' directly.
+// The one IP/CIDR implementation (ParseIPSloppy semantics); config validation and the backends use it.
 export {
   canonicalIP,
   cidrContains,
   formatIP,
+  ipFamilyOf,
+  isDualStackCIDRs,
+  isLoopbackIP,
+  isValidCIDR,
+  isValidIP,
   isZeroCIDR,
   parseCIDR,
   parseIP,

@@ -18,13 +18,11 @@ export interface CIDR {
   readonly text: string;
 }
 
-const MAX_IPV4_TEXT = 15;
-const MAX_IPV6_TEXT = 45;
-
 /**
- * Parses an IPv4 or IPv6 address. IPv4 octets may carry leading zeros and are read as decimal, like
- * k8s.io/utils/net.ParseIPSloppy, because older API servers accepted such addresses. Zones (`%eth0`) are
- * rejected.
+ * Parses an IPv4 or IPv6 address like k8s.io/utils/net.ParseIPSloppy (Go 1.16's net.ParseIP), which
+ * upstream uses for config validation, Services and EndpointSlices alike: numbers may carry leading
+ * zeros, read as decimal in IPv4 fields ("010.001.002.003" is 10.1.2.3) and as hex in IPv6 groups,
+ * because older API servers accepted and stored such addresses. Zones (`%eth0`) are rejected.
  */
 export function parseIP(text: string): IPAddress | undefined {
   if (typeof text !== 'string') return undefined;
@@ -38,7 +36,10 @@ export function parseIP(text: string): IPAddress | undefined {
   return bytes === undefined ? undefined : { family: 'IPv4', bytes };
 }
 
-/** The family of an IP address string, or undefined when it is not an IP address. */
+/**
+ * The family of an IP address string, or undefined when it is not an IP address. IPv4-mapped IPv6 text
+ * (`::ffff:1.2.3.4`) is IPv4, as Go's `ip.To4() != nil` (netutils.IPFamilyOf) has it.
+ */
 export function ipFamilyOf(ip: string): IPFamily | undefined {
   return parseIP(ip)?.family;
 }
@@ -58,8 +59,23 @@ export function formatIP(ip: IPAddress): string {
 }
 
 /**
- * Parses `address/prefix`. The family comes from the notation of the address part (a CIDR written in
- * IPv6 notation is IPv6), and host bits are cleared, as Go's net.ParseCIDR does.
+ * Go's net.IP.IsLoopback: 127.0.0.0/8 (also when written IPv4-mapped, `::ffff:127.0.0.1`) or `::1`.
+ * Unparseable text is not a loopback address.
+ */
+export function isLoopbackIP(ip: string | IPAddress): boolean {
+  const addr = typeof ip === 'string' ? parseIP(ip) : ip;
+  if (addr === undefined) return false;
+  const b = addr.bytes;
+  if (b.length === 4) return b[0] === 127;
+  for (let i = 0; i < 15; i++) if (b[i] !== 0) return false;
+  return b[15] === 1;
+}
+
+/**
+ * Parses `address/prefix` like netutils.ParseCIDRSloppy: the address as parseIP reads it, the prefix
+ * in decimal (leading zeros allowed) and at most 32 or 128 bits for the address's notation. Host bits
+ * are cleared, as Go's net.ParseCIDR does. The family comes from the notation of the address part (a
+ * CIDR written in IPv6 notation is IPv6, even `::ffff:0:0/96`, which Go would label IPv4).
  */
 export function parseCIDR(text: string): CIDR | undefined {
   if (typeof text !== 'string') return undefined;
@@ -67,7 +83,7 @@ export function parseCIDR(text: string): CIDR | undefined {
   if (slash <= 0 || slash !== text.lastIndexOf('/')) return undefined;
   const addressText = text.slice(0, slash);
   const prefixText = text.slice(slash + 1);
-  if (!/^[0-9]{1,3}$/.test(prefixText)) return undefined;
+  if (!/^[0-9]+$/.test(prefixText)) return undefined;
   const prefixLength = Number(prefixText);
 
   const isV6 = addressText.includes(':');
@@ -84,14 +100,37 @@ export function isValidCIDR(text: string): boolean {
   return parseCIDR(text) !== undefined;
 }
 
-/** Whether `ip` lies inside `cidr`. Unparseable input and mixed families yield false. */
+/**
+ * Whether `ip` lies inside `cidr`, as Go's (*net.IPNet).Contains. Unparseable input and mixed families
+ * yield false, with Go's one exception: a block whose network is IPv4-mapped (`::ffff:0:0/96`,
+ * `::ffff:10.0.0.0/104`) holds the IPv4 addresses it maps (Go compares in the network's To4() form).
+ */
 export function cidrContains(cidr: string | CIDR, ip: string | IPAddress): boolean {
   const block = typeof cidr === 'string' ? parseCIDR(cidr) : cidr;
   const addr = typeof ip === 'string' ? parseIP(ip) : ip;
-  if (block === undefined || addr === undefined || block.family !== addr.family) return false;
-  // An IPv6-notation block can only hold IPv6 addresses; v4-mapped text was already folded to IPv4.
-  if (block.bytes.length !== addr.bytes.length) return false;
-  return prefixMatches(block.bytes, addr.bytes, block.prefixLength);
+  if (block === undefined || addr === undefined) return false;
+  // v4-mapped address text was already folded to 4 bytes by parseIP.
+  if (block.bytes.length === addr.bytes.length) return prefixMatches(block.bytes, addr.bytes, block.prefixLength);
+  if (addr.bytes.length === 4 && block.prefixLength >= 96 && isV4Mapped(block.bytes)) {
+    return prefixMatches(block.bytes.subarray(12), addr.bytes, block.prefixLength - 96);
+  }
+  return false;
+}
+
+/**
+ * netutils.IsDualStackCIDRStrings: every entry is a valid CIDR and both families occur (by the
+ * notation-based family of parseCIDR).
+ */
+export function isDualStackCIDRs(cidrs: readonly string[]): boolean {
+  let v4 = false;
+  let v6 = false;
+  for (const text of cidrs) {
+    const cidr = parseCIDR(text);
+    if (cidr === undefined) return false;
+    if (cidr.family === 'IPv4') v4 = true;
+    else v6 = true;
+  }
+  return v4 && v6;
 }
 
 /** `0.0.0.0/0` or `::/0`: a block that matches every address of its family. */
@@ -99,14 +138,14 @@ export function isZeroCIDR(cidr: CIDR): boolean {
   return cidr.prefixLength === 0;
 }
 
+/** Four decimal fields; like Go 1.16's dtoi, a field may have any number of leading zeros. */
 function parseIPv4Bytes(text: string): Uint8Array | undefined {
-  if (text.length === 0 || text.length > MAX_IPV4_TEXT) return undefined;
   const parts = text.split('.');
   if (parts.length !== 4) return undefined;
   const bytes = new Uint8Array(4);
   for (let i = 0; i < 4; i++) {
     const part = parts[i];
-    if (!/^[0-9]{1,3}$/.test(part)) return undefined;
+    if (!/^[0-9]+$/.test(part)) return undefined;
     const value = Number(part);
     if (value > 255) return undefined;
     bytes[i] = value;
@@ -115,7 +154,7 @@ function parseIPv4Bytes(text: string): Uint8Array | undefined {
 }
 
 function parseIPv6Bytes(text: string): Uint8Array | undefined {
-  if (text.length < 2 || text.length > MAX_IPV6_TEXT || text.includes('%')) return undefined;
+  if (text.length < 2 || text.includes('%')) return undefined;
   const halves = text.split('::');
   if (halves.length > 2) return undefined;
 
@@ -138,7 +177,10 @@ function parseIPv6Bytes(text: string): Uint8Array | undefined {
   return bytes;
 }
 
-/** Parses `a:b:c` (possibly empty) into 16-bit groups; a trailing dotted quad counts as two groups. */
+/**
+ * Parses `a:b:c` (possibly empty) into 16-bit groups; a trailing dotted quad counts as two groups. Like
+ * Go 1.16's xtoi, a group may have any number of leading zeros as long as its value fits 16 bits.
+ */
 function parseGroups(text: string, mayEndWithIPv4: boolean): number[] | undefined {
   if (text === '') return [];
   const parts = text.split(':');
@@ -151,8 +193,10 @@ function parseGroups(text: string, mayEndWithIPv4: boolean): number[] | undefine
       groups.push((v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]);
       continue;
     }
-    if (!/^[0-9a-fA-F]{1,4}$/.test(part)) return undefined;
-    groups.push(parseInt(part, 16));
+    if (!/^[0-9a-fA-F]+$/.test(part)) return undefined;
+    const group = parseInt(part, 16);
+    if (group > 0xffff) return undefined;
+    groups.push(group);
   }
   return groups;
 }

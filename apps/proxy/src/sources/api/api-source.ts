@@ -102,7 +102,7 @@ export class ApiSource {
       nodeName: this.opts.nodeName,
       needPodCIDR: this.opts.waitForPodCIDR,
       timeoutMs,
-      pollIntervalMs: this.opts.nodePollIntervalMs ?? 1000,
+      pollIntervalMs: this.opts.nodePollIntervalMs ?? 100,
       logger: this.opts.logger,
       signal: this.stopAbort.signal,
     });

@@ -1,0 +1,142 @@
+import type { DependencyContainer } from 'tsyringe';
+import {
+  PROXIER_HEALTH_UPDATER,
+  PROXY_METRICS,
+  ProxierHealthTracker,
+  PromProxyMetrics,
+  SERVICE_HEALTH_SERVER,
+  parseDuration,
+  type Clock,
+  type KubeProxyConfiguration,
+  type Logger,
+  type NodeHandler,
+  type ServiceHealthServer,
+  type Sysctl,
+} from '@kube-proxy/core';
+import { parseBindAddress } from './bind-address.js';
+import { checkBridgeNetfilter, setupConntrack } from './conntrack-setup.js';
+import { healthzHandler } from './healthz-handler.js';
+import { ManagedHttpServer } from './managed-http-server.js';
+import { metricsHandler } from './metrics-handler.js';
+import { NodeEligibilityHandler } from './node-eligibility-handler.js';
+import { noopServiceHealthServer } from './noop-service-health-server.js';
+import { applyOomScoreAdj, type FileWriter } from './oom-score.js';
+import type { ServePolicy } from './serve-policy.js';
+import { ServiceHealthListeners } from './service-health-listeners.js';
+
+export interface ProxyAgentOptions {
+  readonly config: KubeProxyConfiguration;
+  /** The selected proxy mode (decides the sync period and the exported metrics). */
+  readonly mode: string;
+  readonly nodeName: string;
+  readonly dryRun: boolean;
+  readonly serve: ServePolicy;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly sysctl: Sysctl;
+  /** Test seams. */
+  readonly numCPU?: number;
+  readonly writeFile?: FileWriter;
+  readonly defaultMetrics?: boolean;
+}
+
+/**
+ * Upstream's healthz timeout: 2 × the proxier's syncPeriod (ipvs has its own; iptables' also drives
+ * nftables and third-party modes).
+ */
+export function healthTimeoutMs(config: KubeProxyConfiguration, mode: string): number {
+  return 2 * parseDuration(mode === 'ipvs' ? config.ipvs.syncPeriod : config.iptables.syncPeriod);
+}
+
+/**
+ * Everything kube-proxy runs besides the proxier (upstream's ProxyServer parts): proxier health
+ * with /healthz + /livez, the metrics server, the Services' health-check node ports, and the
+ * host tuning done once at startup (oom_score_adj, conntrack sysctls). Backends find the health
+ * updater, metrics and service health server in the container under core's tokens.
+ */
+export class ProxyAgent {
+  readonly health: ProxierHealthTracker;
+  readonly metrics: PromProxyMetrics;
+  readonly serviceHealth: ServiceHealthServer;
+  readonly nodeHandler: NodeHandler;
+  private readonly listeners: ServiceHealthListeners | undefined;
+  private readonly healthzServer: ManagedHttpServer | undefined;
+  private readonly metricsServer: ManagedHttpServer | undefined;
+
+  constructor(private readonly opts: ProxyAgentOptions) {
+    const { config, mode, logger, clock, serve } = opts;
+    this.health = new ProxierHealthTracker(clock, healthTimeoutMs(config, mode));
+    this.metrics = new PromProxyMetrics({ mode, clock, defaultMetrics: opts.defaultMetrics ?? true });
+    this.nodeHandler = new NodeEligibilityHandler(opts.nodeName, this.health);
+    this.listeners = serve.serviceHealthChecks
+      ? new ServiceHealthListeners({ checker: this.health, logger: logger.child({ component: 'service-healthcheck' }), nodeName: opts.nodeName })
+      : undefined;
+    this.serviceHealth = this.listeners ?? noopServiceHealthServer;
+
+    const hardFail = config.bindAddressHardFail;
+    // An empty bind address disables the server, as upstream.
+    if (serve.healthz && config.healthzBindAddress !== '') {
+      this.healthzServer = new ManagedHttpServer({
+        name: 'healthz',
+        address: parseBindAddress(config.healthzBindAddress),
+        handler: healthzHandler(this.health, this.metrics),
+        logger,
+        clock,
+        hardFail,
+      });
+    }
+    if (serve.metrics && config.metricsBindAddress !== '') {
+      this.metricsServer = new ManagedHttpServer({
+        name: 'metrics',
+        address: parseBindAddress(config.metricsBindAddress),
+        handler: metricsHandler({ metrics: this.metrics, mode, config, logger }),
+        logger,
+        clock,
+        hardFail,
+      });
+    }
+  }
+
+  /** Makes the agent's parts resolvable by backends (all optional for them). */
+  register(container: DependencyContainer): void {
+    container.register(PROXIER_HEALTH_UPDATER, { useValue: this.health });
+    container.register(PROXY_METRICS, { useValue: this.metrics });
+    container.register(SERVICE_HEALTH_SERVER, { useValue: this.serviceHealth });
+  }
+
+  /** One-time host tuning; nothing in --dry-run, which must leave the host alone. */
+  async prepareHost(): Promise<void> {
+    const { config, logger, sysctl } = this.opts;
+    if (this.opts.dryRun) {
+      logger.info('Dry run: not applying oom_score_adj or conntrack sysctls');
+      return;
+    }
+    await applyOomScoreAdj(config.oomScoreAdj, logger, this.opts.writeFile);
+    await setupConntrack({ config: config.conntrack, sysctl, logger, numCPU: this.opts.numCPU });
+    await checkBridgeNetfilter(sysctl, logger);
+  }
+
+  /** Opens the healthz and metrics servers; rejects (ServerBindError) only with bindAddressHardFail. */
+  async start(): Promise<void> {
+    try {
+      await this.healthzServer?.start();
+      await this.metricsServer?.start();
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.healthzServer?.stop(), this.metricsServer?.stop(), this.listeners?.close()]);
+  }
+
+  /** Bound ports (tests bind port 0). */
+  healthzPort(): number | undefined {
+    return this.healthzServer?.port();
+  }
+
+  metricsPort(): number | undefined {
+    return this.metricsServer?.port();
+  }
+}

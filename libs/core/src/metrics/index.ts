@@ -1,0 +1,3 @@
+export * from './proxy-metrics.js';
+export * from './buckets.js';
+export * from './prom-proxy-metrics.js';

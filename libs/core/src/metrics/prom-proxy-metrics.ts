@@ -1,0 +1,201 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import type { IPFamily } from '../model/protocol.js';
+import { systemClock, type Clock } from '../ports/clock.js';
+import { exponentialBuckets, linearBuckets, mergeBuckets } from './buckets.js';
+import type { IptablesTable, ProxyMetrics, SyncKind } from './proxy-metrics.js';
+
+/** Upstream's metrics subsystem: every name starts with it. */
+export const KUBE_PROXY_SUBSYSTEM = 'kubeproxy';
+
+/** Upstream's sync-duration buckets: 1 ms doubling up to ~16 s. */
+export const SYNC_DURATION_BUCKETS: readonly number[] = exponentialBuckets(0.001, 2, 15);
+
+/** Upstream's network-programming buckets: 0, 0.25 s, 0.5 s, 1–59 s, 60–115 s by 5, 2–5 min by 30 s. */
+export const NETWORK_PROGRAMMING_BUCKETS: readonly number[] = mergeBuckets(
+  linearBuckets(0.25, 0.25, 2),
+  linearBuckets(1, 1, 59),
+  linearBuckets(60, 5, 12),
+  linearBuckets(120, 30, 7),
+);
+
+export interface PromProxyMetricsOptions {
+  /** The proxy mode: decides which mode-specific metrics are exported, as upstream's RegisterMetrics. */
+  readonly mode: string;
+  readonly clock?: Clock;
+  /** Export the process_* / nodejs_* runtime metrics as well (default true). */
+  readonly defaultMetrics?: boolean;
+}
+
+const FAMILY = ['ip_family'] as const;
+
+/**
+ * ProxyMetrics on prom-client, in a private Registry (never the global one, so tests and several
+ * instances do not collide). Names, types, labels, buckets and help texts follow upstream v1.34;
+ * component-base prints ALPHA metrics' help with an "[ALPHA] " prefix, and so do we.
+ */
+export class PromProxyMetrics implements ProxyMetrics {
+  readonly registry = new Registry();
+  private readonly clock: Clock;
+
+  private readonly syncLatency = histogram('sync_proxy_rules_duration_seconds', 'SyncProxyRules latency in seconds', FAMILY, SYNC_DURATION_BUCKETS);
+  private readonly syncFullLatency = histogram(
+    'sync_full_proxy_rules_duration_seconds',
+    'SyncProxyRules latency in seconds for full resyncs',
+    FAMILY,
+    SYNC_DURATION_BUCKETS,
+  );
+  private readonly syncPartialLatency = histogram(
+    'sync_partial_proxy_rules_duration_seconds',
+    'SyncProxyRules latency in seconds for partial resyncs',
+    FAMILY,
+    SYNC_DURATION_BUCKETS,
+  );
+  private readonly lastTimestamp = gauge('sync_proxy_rules_last_timestamp_seconds', 'The last time proxy rules were successfully synced', FAMILY);
+  private readonly lastQueuedTimestamp = gauge('sync_proxy_rules_last_queued_timestamp_seconds', 'The last time a sync of proxy rules was queued', FAMILY);
+  private readonly programmingLatency = histogram(
+    'network_programming_duration_seconds',
+    'In Cluster Network Programming Latency in seconds',
+    FAMILY,
+    NETWORK_PROGRAMMING_BUCKETS,
+  );
+  private readonly endpointPending = gauge('sync_proxy_rules_endpoint_changes_pending', 'Pending proxy rules Endpoint changes', []);
+  private readonly endpointTotal = counter('sync_proxy_rules_endpoint_changes_total', 'Cumulative proxy rules Endpoint changes', []);
+  private readonly servicePending = gauge('sync_proxy_rules_service_changes_pending', 'Pending proxy rules Service changes', []);
+  private readonly serviceTotal = counter('sync_proxy_rules_service_changes_total', 'Cumulative proxy rules Service changes', []);
+  private readonly restoreFailures = counter('sync_proxy_rules_iptables_restore_failures_total', 'Cumulative proxy iptables restore failures', FAMILY);
+  private readonly partialRestoreFailures = counter(
+    'sync_proxy_rules_iptables_partial_restore_failures_total',
+    'Cumulative proxy iptables partial restore failures',
+    FAMILY,
+  );
+  private readonly rulesTotal = gauge('sync_proxy_rules_iptables_total', 'Total number of iptables rules owned by kube-proxy', ['ip_family', 'table']);
+  private readonly rulesLast = gauge('sync_proxy_rules_iptables_last', 'Number of iptables rules written by kube-proxy in last sync', ['ip_family', 'table']);
+  private readonly noLocal = gauge(
+    'sync_proxy_rules_no_local_endpoints_total',
+    'Number of services with a Local traffic policy and no endpoints',
+    ['ip_family', 'traffic_policy'],
+  );
+  private readonly healthzTotal = counter('proxy_healthz_total', 'Cumulative proxy healthz HTTP status', ['code']);
+  private readonly livezTotal = counter('proxy_livez_total', 'Cumulative proxy livez HTTP status', ['code']);
+
+  constructor(options: PromProxyMetricsOptions) {
+    this.clock = options.clock ?? systemClock;
+    const exported: Metric[] = [
+      // Every mode.
+      this.syncLatency,
+      this.lastQueuedTimestamp,
+      this.lastTimestamp,
+      this.endpointPending,
+      this.endpointTotal,
+      this.servicePending,
+      this.serviceTotal,
+      this.healthzTotal,
+      this.livezTotal,
+      // Every mode but winkernel (out of scope here).
+      this.programmingLatency,
+      this.noLocal,
+    ];
+    if (options.mode === 'iptables') {
+      exported.push(
+        this.syncFullLatency,
+        this.syncPartialLatency,
+        this.restoreFailures,
+        this.partialRestoreFailures,
+        this.rulesTotal,
+        this.rulesLast,
+      );
+    } else if (options.mode === 'ipvs') {
+      exported.push(this.restoreFailures);
+    }
+    for (const m of exported) this.registry.registerMetric(m);
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The text exposition format and its Content-Type, for GET /metrics. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  syncQueued(family: IPFamily): void {
+    this.lastQueuedTimestamp.set({ ip_family: family }, this.nowSeconds());
+  }
+
+  syncDuration(family: IPFamily, seconds: number, kind?: SyncKind): void {
+    this.syncLatency.observe({ ip_family: family }, seconds);
+    if (kind === 'full') this.syncFullLatency.observe({ ip_family: family }, seconds);
+    else if (kind === 'partial') this.syncPartialLatency.observe({ ip_family: family }, seconds);
+  }
+
+  syncSucceeded(family: IPFamily): void {
+    this.lastTimestamp.set({ ip_family: family }, this.nowSeconds());
+  }
+
+  networkProgrammingLatency(family: IPFamily, seconds: number): void {
+    this.programmingLatency.observe({ ip_family: family }, seconds);
+  }
+
+  noLocalEndpoints(family: IPFamily, counts: { readonly internal: number; readonly external: number }): void {
+    this.noLocal.set({ ip_family: family, traffic_policy: 'internal' }, counts.internal);
+    this.noLocal.set({ ip_family: family, traffic_policy: 'external' }, counts.external);
+  }
+
+  serviceChangeSeen(): void {
+    this.serviceTotal.inc();
+  }
+
+  serviceChangesPending(count: number): void {
+    this.servicePending.set(count);
+  }
+
+  endpointChangeSeen(): void {
+    this.endpointTotal.inc();
+  }
+
+  endpointChangesPending(count: number): void {
+    this.endpointPending.set(count);
+  }
+
+  iptablesRestoreFailed(family: IPFamily, partial: boolean): void {
+    this.restoreFailures.inc({ ip_family: family });
+    if (partial) this.partialRestoreFailures.inc({ ip_family: family });
+  }
+
+  iptablesRules(family: IPFamily, table: IptablesTable, counts: { readonly total: number; readonly last: number }): void {
+    this.rulesTotal.set({ ip_family: family, table }, counts.total);
+    this.rulesLast.set({ ip_family: family, table }, counts.last);
+  }
+
+  healthzResponse(code: number): void {
+    this.healthzTotal.inc({ code: String(code) });
+  }
+
+  livezResponse(code: number): void {
+    this.livezTotal.inc({ code: String(code) });
+  }
+
+  private nowSeconds(): number {
+    return this.clock.now() / 1000;
+  }
+}
+
+// Metrics are created unregistered (`registers: []`); the constructor registers the mode's set.
+
+function fullName(name: string): string {
+  return `${KUBE_PROXY_SUBSYSTEM}_${name}`;
+}
+
+function alpha(help: string): string {
+  return `[ALPHA] ${help}`;
+}
+
+function histogram(name: string, help: string, labelNames: readonly string[], buckets: readonly number[]): Histogram {
+  return new Histogram({ name: fullName(name), help: alpha(help), labelNames, buckets: [...buckets], registers: [] });
+}
+
+function gauge(name: string, help: string, labelNames: readonly string[]): Gauge {
+  return new Gauge({ name: fullName(name), help: alpha(help), labelNames, registers: [] });
+}
+
+function counter(name: string, help: string, labelNames: readonly string[]): Counter {
+  return new Counter({ name: fullName(name), help: alpha(help), labelNames, registers: [] });
+}

@@ -1,0 +1,45 @@
+import type { IPFamily } from '../model/protocol.js';
+
+export type SyncKind = 'full' | 'partial';
+export type IptablesTable = 'filter' | 'nat';
+
+/**
+ * The kubeproxy_* metrics a proxier reports (pkg/proxy/metrics). Backends call these; which metrics
+ * are exported depends on the proxy mode, as upstream's RegisterMetrics(mode): calls for metrics the
+ * mode does not export are accepted and ignored. Timestamps come from the implementation's clock.
+ */
+export interface ProxyMetrics {
+  /** sync_proxy_rules_last_queued_timestamp_seconds: a sync was requested now. */
+  syncQueued(family: IPFamily): void;
+  /**
+   * sync_proxy_rules_duration_seconds, plus sync_full_/sync_partial_proxy_rules_duration_seconds when
+   * `kind` is given (iptables mode). Observed for every attempt, successful or not.
+   */
+  syncDuration(family: IPFamily, seconds: number, kind?: SyncKind): void;
+  /** sync_proxy_rules_last_timestamp_seconds: the rules were successfully synced now. */
+  syncSucceeded(family: IPFamily): void;
+  /** network_programming_duration_seconds: one EndpointSlice change's trigger-to-programmed latency. */
+  networkProgrammingLatency(family: IPFamily, seconds: number): void;
+  /** sync_proxy_rules_no_local_endpoints_total{traffic_policy}: Local-policy services with no local endpoints. */
+  noLocalEndpoints(family: IPFamily, counts: { readonly internal: number; readonly external: number }): void;
+
+  /** sync_proxy_rules_service_changes_total: one Service event was processed. */
+  serviceChangeSeen(): void;
+  /** sync_proxy_rules_service_changes_pending */
+  serviceChangesPending(count: number): void;
+  /** sync_proxy_rules_endpoint_changes_total: one EndpointSlice event was processed. */
+  endpointChangeSeen(): void;
+  /** sync_proxy_rules_endpoint_changes_pending */
+  endpointChangesPending(count: number): void;
+
+  /** sync_proxy_rules_iptables_restore_failures_total, and the partial_ one when `partial`. */
+  iptablesRestoreFailed(family: IPFamily, partial: boolean): void;
+  /** sync_proxy_rules_iptables_total (`total`: owned now) and _iptables_last (`last`: written by the last sync). */
+  iptablesRules(family: IPFamily, table: IptablesTable, counts: { readonly total: number; readonly last: number }): void;
+
+  /** proxy_healthz_total{code} / proxy_livez_total{code}: one response of /healthz or /livez. */
+  healthzResponse(code: number): void;
+  livezResponse(code: number): void;
+}
+
+export const PROXY_METRICS = Symbol.for('kube-proxy.ProxyMetrics');
