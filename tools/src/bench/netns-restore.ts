@@ -5,19 +5,26 @@ import { join } from 'node:path';
 
 export type Variant = 'legacy' | 'nft';
 
-function run(cmd: string, args: string[], input?: Buffer | string, env?: NodeJS.ProcessEnv, timeoutMs = 900_000): Promise<{ code: number | null; stderr: string; stdout: string }> {
+/** The longest one restore may take before it is killed and reported as over the limit. */
+export const RESTORE_LIMIT_MS = 900_000;
+
+function run(cmd: string, args: string[], input?: Buffer | string, env?: NodeJS.ProcessEnv, timeoutMs = RESTORE_LIMIT_MS): Promise<{ code: number | null; stderr: string; stdout: string; timedOut: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env: env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdin.on('error', () => undefined); // EPIPE when the tool exits early; its exit code tells why
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stderr, stdout });
+      resolve({ code, stderr, stdout, timedOut });
     });
     child.stdin.end(input ?? '');
   });
@@ -46,11 +53,12 @@ export class RestoreNamespace {
     return new RestoreNamespace(name, variant);
   }
 
-  /** Loads a payload the way the proxier does; resolves with the wall time in ms. */
-  async restore(payload: Buffer): Promise<number> {
+  /** Loads a payload the way the proxier does; resolves with the wall time in ms, or null past RESTORE_LIMIT_MS. */
+  async restore(payload: Buffer): Promise<number | null> {
     const started = process.hrtime.bigint();
     const r = await run('ip', ['netns', 'exec', this.name, `iptables-${this.variant}-restore`, '-w', '5', '--noflush', '--counters'], payload, this.env);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (r.timedOut) return null;
     if (r.code !== 0) throw new Error(`iptables-${this.variant}-restore failed in ${this.name}: ${r.stderr.trim().slice(0, 500)}`);
     return ms;
   }

@@ -101,13 +101,22 @@ describe('parseCIDR', () => {
     expect(parseCIDR('::ffff:10.0.0.0/104')).toMatchObject({ family: 'IPv6', prefixLength: 104 });
   });
 
-  it.each(['10.0.0.0', '10.0.0.0/33', '::/129', '10.0.0.0/-1', '10.0.0.0/', '/8', 'x/8', '10.0.0.0/8/8', '10.0.0.0/ 8', '10.0.0.0/+8', '10.0.0.0/0x8'])(
-    'rejects %j',
-    (text) => {
-      expect(parseCIDR(text)).toBeUndefined();
-      expect(isValidCIDR(text)).toBe(false);
-    },
-  );
+  it.each([
+    '10.0.0.0',
+    '10.0.0.0/33',
+    '::/129',
+    '10.0.0.0/-1',
+    '10.0.0.0/',
+    '/8',
+    'x/8',
+    '10.0.0.0/8/8',
+    '10.0.0.0/ 8',
+    '10.0.0.0/+8',
+    '10.0.0.0/0x8',
+  ])('rejects %j', (text) => {
+    expect(parseCIDR(text)).toBeUndefined();
+    expect(isValidCIDR(text)).toBe(false);
+  });
 });
 
 describe('cidrContains', () => {
