@@ -1,1 +1,2 @@
 export { ipvsBackend, ipvsBackend as default } from './plugin.js';
+export * from './cleanup.js';

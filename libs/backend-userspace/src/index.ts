@@ -1,1 +1,2 @@
 export { userspaceBackend, userspaceBackend as default } from './plugin.js';
+export * from './cleanup.js';

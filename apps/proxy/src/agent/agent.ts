@@ -23,6 +23,7 @@ import { noopServiceHealthServer } from './noop-service-health-server.js';
 import { applyOomScoreAdj, type FileWriter } from './oom-score.js';
 import type { ServePolicy } from './serve-policy.js';
 import { ServiceHealthListeners } from './service-health-listeners.js';
+import type { SourceHealth } from './source-health.js';
 
 export interface ProxyAgentOptions {
   readonly config: KubeProxyConfiguration;
@@ -34,6 +35,8 @@ export interface ProxyAgentOptions {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly sysctl: Sysctl;
+  /** The configuration source's health, if it has any (the API source); failing it fails /healthz. */
+  readonly sourceHealth?: SourceHealth;
   /** Test seams. */
   readonly numCPU?: number;
   readonly writeFile?: FileWriter;
@@ -79,7 +82,7 @@ export class ProxyAgent {
       this.healthzServer = new ManagedHttpServer({
         name: 'healthz',
         address: parseBindAddress(config.healthzBindAddress),
-        handler: healthzHandler(this.health, this.metrics),
+        handler: healthzHandler(this.health, this.metrics, opts.sourceHealth),
         logger,
         clock,
         hardFail,

@@ -7,3 +7,4 @@ export * from './node-handler-fan-out.js';
 export * from './conntrack-setup.js';
 export * from './oom-score.js';
 export * from './bind-address.js';
+export * from './source-health.js';

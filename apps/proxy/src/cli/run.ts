@@ -44,7 +44,7 @@ import { DryRunGuardExecutor } from './dry-run-guard.js';
 import { InvalidConfigurationError, loadConfiguration } from './load-configuration.js';
 import { onceTerminated } from './signals.js';
 import { versionLine } from './version.js';
-import { ProxyAgent, ServerBindError, fanOutNodeHandler, servePolicy } from '../agent/index.js';
+import { ProxyAgent, ServerBindError, apiSourceHealth, fanOutNodeHandler, healthTimeoutMs, servePolicy } from '../agent/index.js';
 
 /** Where the CLI writes: stdout only for --dry-run output (and --help/--version), stderr for logs. */
 export interface CliIO {
@@ -186,6 +186,8 @@ async function runProxy(
     logger,
     clock: systemClock,
     sysctl: base.resolve<Sysctl>(SYSCTL),
+    // /healthz (not /livez) also fails once the API server has been unreachable for the healthz timeout.
+    ...(source instanceof ApiSource ? { sourceHealth: apiSourceHealth(source, healthTimeoutMs(config, plugin.name)) } : {}),
   });
   await agent.prepareHost();
 

@@ -10,75 +10,6 @@ import { RenderBuffers } from './line-buffer.js';
 
 const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
-// SHA-256 (FIPS 180-4) in plain JS for the short ASCII strings chain names are made of: about twice
-// as fast as a node:crypto call per string here, which matters when a cold start hashes 60,000
-// endpoints. Verified against node:crypto in chain-names.spec.ts; non-ASCII input goes to node:crypto.
-const K = new Int32Array([
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be,
-  0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa,
-  0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85,
-  0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3,
-  0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f,
-  0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-]);
-const W = new Int32Array(64);
-const DIGEST = new Int32Array(8);
-let block = new Uint8Array(256);
-
-/** SHA-256 of an ASCII string into DIGEST (big-endian words); false if `s` is not ASCII. */
-function sha256Ascii(s: string): boolean {
-  const len = s.length;
-  const total = ((len + 9 + 63) >> 6) << 6;
-  if (total > block.length) block = new Uint8Array(total * 2);
-  const buf = block;
-  for (let i = 0; i < len; i++) {
-    const c = s.charCodeAt(i);
-    if (c > 0x7f) return false;
-    buf[i] = c;
-  }
-  buf.fill(0, len, total);
-  buf[len] = 0x80;
-  const bits = len * 8;
-  buf[total - 4] = bits >>> 24;
-  buf[total - 3] = bits >>> 16;
-  buf[total - 2] = bits >>> 8;
-  buf[total - 1] = bits;
-  let h0 = 0x6a09e667 | 0, h1 = 0xbb67ae85 | 0, h2 = 0x3c6ef372 | 0, h3 = 0xa54ff53a | 0;
-  let h4 = 0x510e527f | 0, h5 = 0x9b05688c | 0, h6 = 0x1f83d9ab | 0, h7 = 0x5be0cd19 | 0;
-  for (let b = 0; b < total; b += 64) {
-    for (let i = 0; i < 16; i++) {
-      const j = b + i * 4;
-      W[i] = (buf[j] << 24) | (buf[j + 1] << 16) | (buf[j + 2] << 8) | buf[j + 3];
-    }
-    for (let i = 16; i < 64; i++) {
-      const x = W[i - 15], y = W[i - 2];
-      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
-      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-      W[i] = (W[i - 16] + s0 + W[i - 7] + s1) | 0;
-    }
-    let a = h0, bb = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
-    for (let i = 0; i < 64; i++) {
-      const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-      const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i] + W[i]) | 0;
-      const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
-      const t2 = (S0 + ((a & bb) ^ (a & c) ^ (bb & c))) | 0;
-      h = g;
-      g = f;
-      f = e;
-      e = (d + t1) | 0;
-      d = c;
-      c = bb;
-      bb = a;
-      a = (t1 + t2) | 0;
-    }
-    h0 = (h0 + a) | 0; h1 = (h1 + bb) | 0; h2 = (h2 + c) | 0; h3 = (h3 + d) | 0;
-    h4 = (h4 + e) | 0; h5 = (h5 + f) | 0; h6 = (h6 + g) | 0; h7 = (h7 + h) | 0;
-  }
-  DIGEST[0] = h0; DIGEST[1] = h1; DIGEST[2] = h2; DIGEST[3] = h3;
-  DIGEST[4] = h4; DIGEST[5] = h5; DIGEST[6] = h6; DIGEST[7] = h7;
-  return true;
-}
-
 const B32 = BASE32_ALPHABET;
 
 /**
@@ -86,17 +17,12 @@ const B32 = BASE32_ALPHABET;
  * 16 characters × 5 bits = 80 bits = the first 10 bytes, so no padding is ever involved.
  */
 function hash16(input: string): string {
-  let w0: number, w1: number, w2: number;
-  if (sha256Ascii(input)) {
-    w0 = DIGEST[0];
-    w1 = DIGEST[1];
-    w2 = DIGEST[2];
-  } else {
-    const d = hash('sha256', input, 'buffer');
-    w0 = d.readInt32BE(0);
-    w1 = d.readInt32BE(4);
-    w2 = d.readInt32BE(8);
-  }
+  // One-shot crypto.hash (no Hash object per call): names are memoised across syncs by
+  // ChainNameCache, so this runs once per new service port or endpoint.
+  const d = hash('sha256', input, 'buffer');
+  const w0 = d.readInt32BE(0);
+  const w1 = d.readInt32BE(4);
+  const w2 = d.readInt32BE(8);
   // Bits 0..79 of the digest: w0 (32) + w1 (32) + the top 16 bits of w2.
   return (
     B32[(w0 >>> 27) & 31] + B32[(w0 >>> 22) & 31] + B32[(w0 >>> 17) & 31] + B32[(w0 >>> 12) & 31] +
