@@ -51,10 +51,11 @@ const HINT_CHAIN = 'KUBE-IPTABLES-HINT';
 const KUBELET_OWNED = [HINT_CHAIN, 'KUBE-FIREWALL', 'KUBE-KUBELET-CANARY'];
 const SYNC_PERIOD_MS = 2000;
 /**
- * Slack on top of one sync period for flush recovery: one full sync of this scenario takes 0.6–2.3 s
- * on a busy 2-vCPU machine (it runs ~45 iptables commands per IP family before the restore).
+ * Slack on top of one sync period for flush recovery: detection happens at the next canary check
+ * (≤ one sync period); the slack covers the settle wait and one full sync, which spawns a few dozen
+ * iptables processes per IP family and took 0.6–5 s on a busy 2-vCPU machine.
  */
-const SLACK_MS = 3000;
+const SLACK_MS = 6000;
 
 function fail(msg: string): never {
   throw new Error(msg);

@@ -166,4 +166,20 @@ describe('ProxyAgent with a backend', () => {
     expect(dry.writes).toEqual([]);
     expect(dryWrites).toEqual([]);
   });
+
+  it('reports failed host tuning to the Node event recorder, and nothing in --dry-run', async () => {
+    const reasons: string[] = [];
+    const events = { warning: (reason: string) => void reasons.push(reason) };
+    const refuse = async () => {
+      throw new Error('EACCES: permission denied');
+    };
+    const sysctl = () => new FakeSysctl({ [SYSCTL_CONNTRACK_MAX]: '65536' }).makeReadOnly(SYSCTL_CONNTRACK_MAX);
+    await agent(config(), new FakeClock(), { sysctl: sysctl(), numCPU: 2, writeFile: refuse, events }).prepareHost();
+    expect(reasons).toContain('FailedToApplyOOMScoreAdj');
+    expect(reasons).toContain('readOnlySysFS');
+
+    reasons.length = 0;
+    await agent(config(), new FakeClock(), { dryRun: true, sysctl: sysctl(), numCPU: 2, writeFile: refuse, events }).prepareHost();
+    expect(reasons).toEqual([]);
+  });
 });

@@ -19,6 +19,7 @@ import { healthzHandler } from './healthz-handler.js';
 import { ManagedHttpServer } from './managed-http-server.js';
 import { metricsHandler } from './metrics-handler.js';
 import { NodeEligibilityHandler } from './node-eligibility-handler.js';
+import type { NodeEventRecorder } from './node-events.js';
 import { noopServiceHealthServer } from './noop-service-health-server.js';
 import { applyOomScoreAdj, type FileWriter } from './oom-score.js';
 import type { ServePolicy } from './serve-policy.js';
@@ -37,6 +38,8 @@ export interface ProxyAgentOptions {
   readonly sysctl: Sysctl;
   /** The configuration source's health, if it has any (the API source); failing it fails /healthz. */
   readonly sourceHealth?: SourceHealth;
+  /** Where failed host setup (conntrack sysctls, oom_score_adj) is reported as Node events; none by default. */
+  readonly events?: NodeEventRecorder;
   /** Test seams. */
   readonly numCPU?: number;
   readonly writeFile?: FileWriter;
@@ -109,13 +112,13 @@ export class ProxyAgent {
 
   /** One-time host tuning; nothing in --dry-run, which must leave the host alone. */
   async prepareHost(): Promise<void> {
-    const { config, logger, sysctl } = this.opts;
+    const { config, logger, sysctl, events } = this.opts;
     if (this.opts.dryRun) {
       logger.info('Dry run: not applying oom_score_adj or conntrack sysctls');
       return;
     }
-    await applyOomScoreAdj(config.oomScoreAdj, logger, this.opts.writeFile);
-    await setupConntrack({ config: config.conntrack, sysctl, logger, numCPU: this.opts.numCPU });
+    await applyOomScoreAdj(config.oomScoreAdj, logger, this.opts.writeFile, events);
+    await setupConntrack({ config: config.conntrack, sysctl, logger, numCPU: this.opts.numCPU, events });
     await checkBridgeNetfilter(sysctl, logger);
   }
 

@@ -11,6 +11,13 @@ import {
   SYSCTL_UDP_TIMEOUT,
   SYSCTL_UDP_TIMEOUT_STREAM,
 } from './conntrack-setup.js';
+import { REASON_FAILED_TO_SET_CONNTRACK, REASON_READ_ONLY_SYSFS, type NodeEventRecorder } from './node-events.js';
+
+/** A NodeEventRecorder that keeps what it was given. */
+function recorder(): NodeEventRecorder & { warnings: { reason: string; note: string }[] } {
+  const warnings: { reason: string; note: string }[] = [];
+  return { warnings, warning: (reason, note) => void warnings.push({ reason, note }) };
+}
 
 const DEFAULTS = defaultConfiguration().conntrack;
 const cfg = (over: Partial<KubeProxyConntrackConfiguration> = {}): KubeProxyConntrackConfiguration => ({ ...DEFAULTS, ...over });
@@ -82,12 +89,35 @@ describe('setupConntrack', () => {
     expect(sysctl.writes.map((w) => w.name)).toEqual([SYSCTL_TCP_TIMEOUT_ESTABLISHED, SYSCTL_TCP_TIMEOUT_CLOSE_WAIT]);
   });
 
+  it('posts one Warning event naming the sysctl a read-only /proc/sys refused', async () => {
+    const sysctl = kernel().makeReadOnly(SYSCTL_CONNTRACK_MAX);
+    const events = recorder();
+    await setupConntrack({ config: cfg(), sysctl, logger: new RecordingLogger(), numCPU: 4, events });
+    expect(events.warnings).toHaveLength(1);
+    expect(events.warnings[0]?.reason).toBe(REASON_READ_ONLY_SYSFS);
+    expect(events.warnings[0]?.note).toContain(SYSCTL_CONNTRACK_MAX);
+    expect(events.warnings[0]?.note).toContain('131072');
+  });
+
+  it('posts no event when every write succeeds', async () => {
+    const events = recorder();
+    await setupConntrack({ config: cfg(), sysctl: kernel(), logger: new RecordingLogger(), numCPU: 4, events });
+    expect(events.warnings).toEqual([]);
+  });
+
   it('warns when a sysctl does not exist (nf_conntrack not loaded)', async () => {
     const sysctl = new FakeSysctl();
     const logger = new RecordingLogger();
     await setupConntrack({ config: cfg(), sysctl, logger, numCPU: 1 });
     expect(logger.messages('warn')).toHaveLength(3);
     expect(logger.has('warn', 'Cannot set conntrack sysctl; keeping the kernel value')).toBe(true);
+  });
+
+  it('posts a FailedToSetConntrack event per sysctl that could not be set for another reason', async () => {
+    const events = recorder();
+    await setupConntrack({ config: cfg(), sysctl: new FakeSysctl(), logger: new RecordingLogger(), numCPU: 1, events });
+    expect(events.warnings.map((w) => w.reason)).toEqual([REASON_FAILED_TO_SET_CONNTRACK, REASON_FAILED_TO_SET_CONNTRACK, REASON_FAILED_TO_SET_CONNTRACK]);
+    expect(events.warnings.map((w) => w.note.split(' ')[3])).toEqual([SYSCTL_CONNTRACK_MAX, SYSCTL_TCP_TIMEOUT_ESTABLISHED, SYSCTL_TCP_TIMEOUT_CLOSE_WAIT]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { availableParallelism, cpus } from 'node:os';
 import { parseDurationNs, type KubeProxyConntrackConfiguration, type Logger, type Sysctl } from '@kube-proxy/core';
+import { noopNodeEventRecorder, REASON_FAILED_TO_SET_CONNTRACK, REASON_READ_ONLY_SYSFS, type NodeEventRecorder } from './node-events.js';
 
 export const SYSCTL_CONNTRACK_MAX = 'net/netfilter/nf_conntrack_max';
 export const SYSCTL_TCP_TIMEOUT_ESTABLISHED = 'net/netfilter/nf_conntrack_tcp_timeout_established';
@@ -36,7 +37,9 @@ function seconds(duration: string): number {
  * is written only when the kernel's value differs, and a zero/unset setting leaves the kernel's
  * value alone. Unlike upstream, a sysctl that cannot be written is a warning, not a fatal error:
  * a read-only /proc/sys or EPERM is what a proxy in a non-initial network namespace or a
- * restricted container gets, and the datapath still works with the kernel's defaults.
+ * restricted container gets, and the datapath still works with the kernel's defaults. Each such
+ * failure is also a Warning event on the Node (`events`): reason readOnlySysFS (upstream's, for its
+ * read-only sysfs case) when the filesystem or permissions refused it, FailedToSetConntrack otherwise.
  *
  * Not done: growing /sys/module/nf_conntrack/parameters/hashsize to max/4 (the Sysctl port covers
  * /proc/sys only; a small hash table costs lookup speed, not correctness).
@@ -46,9 +49,12 @@ export async function setupConntrack(opts: {
   readonly sysctl: Sysctl;
   readonly logger: Logger;
   readonly numCPU?: number;
+  /** Where a failed write is reported as a Node event; none by default. */
+  readonly events?: NodeEventRecorder;
 }): Promise<void> {
   const { config, sysctl, logger } = opts;
-  const set = (name: string, value: number) => setIfDifferent(sysctl, logger, name, value);
+  const events = opts.events ?? noopNodeEventRecorder;
+  const set = (name: string, value: number) => setIfDifferent(sysctl, logger, events, name, value);
 
   const max = conntrackMax(config, opts.numCPU ?? hostCPUCount());
   if (max > 0) {
@@ -66,7 +72,7 @@ export async function setupConntrack(opts: {
   if (udpStream > 0) await set(SYSCTL_UDP_TIMEOUT_STREAM, udpStream);
 }
 
-async function setIfDifferent(sysctl: Sysctl, logger: Logger, name: string, value: number): Promise<void> {
+async function setIfDifferent(sysctl: Sysctl, logger: Logger, events: NodeEventRecorder, name: string, value: number): Promise<void> {
   const current = await sysctl.get(name);
   if (current !== undefined && current !== '' && Number(current) === value) return;
   logger.info('Set sysctl', { entry: name, value });
@@ -80,6 +86,11 @@ async function setIfDifferent(sysctl: Sysctl, logger: Logger, name: string, valu
         ? 'Cannot set conntrack sysctl (read-only /proc/sys or no permission, as in a non-initial network namespace); keeping the kernel value'
         : 'Cannot set conntrack sysctl; keeping the kernel value',
       { entry: name, value, current, err: text },
+    );
+    events.warning(
+      restricted ? REASON_READ_ONLY_SYSFS : REASON_FAILED_TO_SET_CONNTRACK,
+      `Cannot set sysctl ${name} to ${value}${restricted ? ' (read-only /proc/sys or no permission)' : ''}: ${text}; ` +
+        'keeping the kernel value, problems may arise later',
     );
   }
 }

@@ -6,5 +6,6 @@ export * from './node-eligibility-handler.js';
 export * from './node-handler-fan-out.js';
 export * from './conntrack-setup.js';
 export * from './oom-score.js';
+export * from './node-events.js';
 export * from './bind-address.js';
 export * from './source-health.js';

@@ -37,6 +37,7 @@ import { loadPluginModule } from '../registry/load-plugin.js';
 import { ModeSelectionError, selectMode } from '../mode/select-mode.js';
 import { ManifestSource } from '../sources/manifests/manifest-source.js';
 import { ApiSource, KubeClientConfigError, NodeWaitError, createKubeClient } from '../sources/api/index.js';
+import { ApiNodeEventRecorder } from '../sources/api/birth-cry.js';
 import { resolveNodeIPs, resolveNodeName } from '../node/node-identity.js';
 import { proxiedFamilies } from '../node/families.js';
 import { ConfigFileWatch } from './config-file-watch.js';
@@ -44,7 +45,16 @@ import { DryRunGuardExecutor } from './dry-run-guard.js';
 import { InvalidConfigurationError, loadConfiguration } from './load-configuration.js';
 import { onceTerminated } from './signals.js';
 import { versionLine } from './version.js';
-import { ProxyAgent, ServerBindError, apiSourceHealth, fanOutNodeHandler, healthTimeoutMs, servePolicy } from '../agent/index.js';
+import {
+  ProxyAgent,
+  ServerBindError,
+  apiSourceHealth,
+  fanOutNodeHandler,
+  healthTimeoutMs,
+  noopNodeEventRecorder,
+  servePolicy,
+  type NodeEventRecorder,
+} from '../agent/index.js';
 
 /** Where the CLI writes: stdout only for --dry-run output (and --help/--version), stderr for logs. */
 export interface CliIO {
@@ -134,6 +144,8 @@ async function runProxy(
   if (options.cleanup) return cleanupAll(registry, base, config, nodeName, host, logger);
 
   let source: ManifestSource | ApiSource;
+  // Node events about failed host setup: posted only through the API source, never in --dry-run.
+  let nodeEvents: NodeEventRecorder = noopNodeEventRecorder;
   if (options.manifests) {
     const manifests = new ManifestSource({
       path: options.manifests,
@@ -163,6 +175,7 @@ async function runProxy(
     });
     await api.loadInitial();
     source = api;
+    if (!options.dryRun) nodeEvents = new ApiNodeEventRecorder({ api: client.api, nodeName, logger: apiLogger });
   }
 
   const node = source.node();
@@ -186,6 +199,7 @@ async function runProxy(
     logger,
     clock: systemClock,
     sysctl: base.resolve<Sysctl>(SYSCTL),
+    events: nodeEvents,
     // /healthz (not /livez) also fails once the API server has been unreachable for the healthz timeout.
     ...(source instanceof ApiSource ? { sourceHealth: apiSourceHealth(source, healthTimeoutMs(config, plugin.name)) } : {}),
   });

@@ -438,9 +438,14 @@ export class IptablesProxier implements Provider {
 
   /** Ensures our jump rules (e.g. PREROUTING → KUBE-SERVICES) exist. False when one could not be set up. */
   private async ensureJumpRules(): Promise<boolean> {
+    // Several jumps share a target chain (KUBE-PROXY-FIREWALL from INPUT, OUTPUT and FORWARD); each
+    // iptables call is a process spawn, and this runs on every full sync, so ensure each chain once.
+    const ensured = new Set<string>();
     for (const jump of [...JUMP_CHAINS, ...KUBELET_JUMP_CHAINS]) {
       try {
-        await this.iptables.ensureChain(jump.table, jump.dstChain);
+        const key = `${jump.table}/${jump.dstChain}`;
+        if (!ensured.has(key)) await this.iptables.ensureChain(jump.table, jump.dstChain);
+        ensured.add(key);
       } catch (err) {
         this.logger.error('Failed to ensure chain exists', { table: jump.table, chain: jump.dstChain, error: String(err) });
         return false;
