@@ -1,5 +1,5 @@
 import type { CommandExecutor, CommandResult, HostCapabilities, Logger } from '@kube-proxy/core';
-import { cleanupChains, type JumpRule, type OwnedChain } from './iptables-leftovers.js';
+import { cleanupChains, type JumpRule, type OwnedChain } from '@kube-proxy/core';
 
 /** The dummy interface the IPVS proxier binds Service IPs to (upstream's defaultDummyDevice). */
 export const DUMMY_DEVICE = 'kube-ipvs0';

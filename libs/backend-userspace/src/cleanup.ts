@@ -1,5 +1,5 @@
 import type { CommandExecutor, HostCapabilities, Logger } from '@kube-proxy/core';
-import { cleanupChains, type JumpRule, type OwnedChain } from './iptables-leftovers.js';
+import { cleanupChains, type JumpRule, type OwnedChain } from '@kube-proxy/core';
 
 /*
  * Upstream's old userspace proxier (pkg/proxy/userspace, removed in v1.26) captured traffic with

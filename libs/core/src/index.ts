@@ -13,3 +13,4 @@ export * from './contracts/index.js';
 export * from './local-detect/index.js';
 export * from './health/index.js';
 export * from './metrics/index.js';
+export * from './iptables-leftovers/index.js';

@@ -1,16 +1,18 @@
-import type { CommandExecutor, CommandResult, Logger } from '@kube-proxy/core';
+import type { CommandExecutor, CommandResult } from '../ports/command-executor.js';
+import type { Logger } from '../ports/logger.js';
 
 /*
  * Just enough iptables for --cleanup: remove jump rules, flush and delete chains, one command each
- * (`iptables -w 5 -t <table> -D/-F/-X`), tolerating what is already gone. Backends cannot share code
- * with each other, so this small runner lives in the backend that needs it.
+ * (`iptables -w 5 -t <table> -D/-F/-X`), tolerating what is already gone. Every backend's --cleanup
+ * needs it (the ipvs and userspace modes left iptables chains too) and backends cannot import each
+ * other, so it lives in core.
  */
 
-export type Table = 'nat' | 'filter';
+export type LeftoverTable = 'nat' | 'filter';
 
 /** A jump rule `-A <from> -m comment --comment <comment> -j <to>` in `table`. */
 export interface JumpRule {
-  readonly table: Table;
+  readonly table: LeftoverTable;
   readonly from: string;
   readonly to: string;
   readonly comment?: string;
@@ -19,7 +21,7 @@ export interface JumpRule {
 }
 
 export interface OwnedChain {
-  readonly table: Table;
+  readonly table: LeftoverTable;
   readonly chain: string;
 }
 
