@@ -8,7 +8,7 @@
  *
  * Root-only; skipped (loudly) otherwise.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
@@ -29,6 +29,7 @@ import {
 } from '@kube-proxy/tools/netns';
 import { NetnsApiServer } from './api-support/netns-api-server.js';
 import { endpointSlice, node as nodeObject, service } from './api-support/objects.js';
+import { CheckRunner } from './support/check-runner.js';
 import { INSTALL_HINT, e2ePreflight } from './support/preflight.js';
 import { PROXY_MAIN_JS, startProxy, type RunningProxy } from './support/proxy.js';
 
@@ -72,10 +73,6 @@ describeNetns('API datapath: bin/kube-proxy --master against a TestApiServer ins
   let proxy: RunningProxy | undefined;
   let servers: EchoServer[] = [];
   let dir = '';
-  let failures = 0;
-  let setupError: Error | undefined;
-  let setupErrorReported = false;
-  const timings: Record<string, number | string> = {};
 
   const n = (): SimulatedNode => node ?? fail('topology was not created (see the beforeAll error)');
   const a = (): NetnsApiServer => api ?? fail('the API server was not started (see the beforeAll error)');
@@ -96,53 +93,36 @@ describeNetns('API datapath: bin/kube-proxy --master against a TestApiServer ins
     );
   }
 
-  async function check(name: string, fn: () => Promise<void>): Promise<void> {
-    if (setupError) {
-      const first = !setupErrorReported;
-      setupErrorReported = true;
-      if (first) throw setupError;
-      fail(`setup failed: ${setupError.message.split('\n')[0]}`);
-    }
-    const started = Date.now();
-    try {
-      if (proxy?.exited()) fail(`the proxy exited (code ${proxy.exitCode()}) before this check`);
-      await fn();
-      timings[name] = Date.now() - started;
-    } catch (e) {
-      failures++;
-      timings[name] = `FAIL after ${Date.now() - started} ms`;
-      const diag = await diagnostics();
-      const file = join(dir, `failure-${name.replace(/[^a-z0-9]+/gi, '-')}.txt`);
-      writeFileSync(file, `${(e as Error).stack ?? String(e)}\n\n${diag}`);
-      (e as Error).message += `\n(diagnostics: ${file})\n${diag.slice(0, 12_000)}`;
-      throw e;
-    }
-  }
+  const runner = new CheckRunner({ dir: () => dir, diagnostics, proxy: () => proxy });
+  const timings = runner.timings;
+  const check = (name: string, fn: () => Promise<void>): Promise<void> => runner.check(name, fn);
 
-  /** Polls small TCP probes (4 tries) from pod3 until `done` holds, bounded by `timeoutMs`. */
-  async function until(what: string, target: { ip: string; port: number }, done: (r: ProbeResult) => boolean, timeoutMs: number): Promise<void> {
+  /**
+   * Polls TCP probes (`count` tries each) from pod3 until `done` holds, bounded by `timeoutMs`. A check
+   * for an endpoint's absence needs many tries per poll: with random balancing over two pods, 4 tries
+   * miss a still-programmed pod 1 time in 16.
+   */
+  async function until(
+    what: string,
+    target: { ip: string; port: number },
+    done: (r: ProbeResult) => boolean,
+    timeoutMs: number,
+    count = 4,
+  ): Promise<void> {
     let last: ProbeResult | undefined;
     let polls = 0;
     await waitFor(
       what,
       async () => {
         polls++;
-        last = await p({ host: target.ip, port: target.port, count: 4, timeoutMs: 300, stopAfterErrors: 1 });
+        last = await p({ host: target.ip, port: target.port, count, timeoutMs: 300, stopAfterErrors: 1 });
         return done(last) ? last : undefined;
       },
       { timeoutMs, intervalMs: 100 },
     ).catch((e: Error) => fail(`${e.message} (${polls} polls); last: ${last ? describeProbe(last) : '-'}`));
   }
 
-  beforeAll(async () => {
-    try {
-      await setup();
-    } catch (e) {
-      failures++;
-      setupError = e as Error;
-      setupError.message += `\n${await diagnostics()}`;
-    }
-  }, 90_000);
+  beforeAll(() => runner.setup(setup), 90_000);
 
   async function setup(): Promise<void> {
     if (pre.missingTools.length > 0) fail(`missing tools: ${pre.missingTools.join(', ')}; install with: ${INSTALL_HINT}`);
@@ -191,15 +171,8 @@ describeNetns('API datapath: bin/kube-proxy --master against a TestApiServer ins
     await api?.stop();
     await Promise.all(servers.map((s) => s.stop()));
     await node?.destroy();
-    console.log(
-      `API datapath e2e timings (ms):\n` +
-        Object.entries(timings)
-          .map(([k, v]) => `  ${k}: ${v}`)
-          .join('\n') +
-        `\n  proxy stop: ${JSON.stringify(stop)}` +
-        (failures > 0 ? `\n  artifacts kept in ${dir}` : ''),
-    );
-    if (dir && failures === 0) rmSync(dir, { recursive: true, force: true });
+    console.log(runner.summary(`API datapath e2e timings (ms)`, `\n  proxy stop: ${JSON.stringify(stop)}`));
+    if (dir && runner.failures === 0) rmSync(dir, { recursive: true, force: true });
   }, 40_000);
 
   it('objects created before the proxy starts: pod3 → ClusterIP reaches pod1 and pod2', () =>
@@ -231,7 +204,7 @@ describeNetns('API datapath: bin/kube-proxy --master against a TestApiServer ins
     check('endpoint-removed', async () => {
       const t0 = Date.now();
       await a().update(webSlice([2]));
-      await until('web to stop sending to pod1', WEB, (r) => r.ok === r.count && !r.byPod['pod1'], MIN_SYNC_PERIOD_MS + EVENT_SLACK_MS);
+      await until('web to stop sending to pod1', WEB, (r) => r.ok === r.count && !r.byPod['pod1'], MIN_SYNC_PERIOD_MS + EVENT_SLACK_MS, 30);
       timings['endpoint-removed latency'] = Date.now() - t0;
       const r = await p({ host: WEB.ip, port: WEB.port, count: 60 });
       allOk(r, 'pod3 → web after the update');

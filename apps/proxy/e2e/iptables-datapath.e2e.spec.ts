@@ -7,7 +7,7 @@
  * Assertion windows follow datapath.md §3: 50/50 over 200 tries within 70–130; drops are bounded
  * timeouts; "fast" ECONNREFUSED is < 200 ms per try.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
@@ -32,6 +32,7 @@ import {
   type ProbeResult,
   type SimulatedNode,
 } from '@kube-proxy/tools/netns';
+import { CheckRunner } from './support/check-runner.js';
 import { INSTALL_HINT, e2ePreflight } from './support/preflight.js';
 import { KUBE_PROXY_BIN, PROXY_MAIN_JS, proxyArgs, runProxyOnce, startProxy, type RunningProxy } from './support/proxy.js';
 import { POD_TCP_PORT, POD_UDP_PORT, SVC, writeDnsSlice, writeInitialManifests, writeLateService } from './support/scenario.js';
@@ -82,10 +83,6 @@ describeNetns.each(IPTABLES_VARIANTS)('iptables datapath through bin/kube-proxy 
   let servers: EchoServer[] = [];
   let dir = '';
   let manifests = '';
-  let failures = 0;
-  let setupError: Error | undefined;
-  let setupErrorReported = false;
-  const timings: Record<string, number | string> = {};
   const env: Record<string, string> = {};
 
   const n = (): SimulatedNode => node ?? fail('topology was not created (see the beforeAll error)');
@@ -109,40 +106,11 @@ describeNetns.each(IPTABLES_VARIANTS)('iptables datapath through bin/kube-proxy 
     return text;
   }
 
-  /** Runs one check; on failure attaches the rules dump and the proxy log tail, and keeps the artifacts. */
-  async function check(name: string, fn: () => Promise<void>): Promise<void> {
-    if (setupError) {
-      // Report the setup failure (with its diagnostics) once, then keep the other failures short.
-      const first = !setupErrorReported;
-      setupErrorReported = true;
-      if (first) throw setupError;
-      fail(`setup failed: ${setupError.message.split('\n')[0]}`);
-    }
-    const started = Date.now();
-    try {
-      if (proxy?.exited()) fail(`the proxy exited (code ${proxy.exitCode()}) before this check`);
-      await fn();
-      timings[name] = Date.now() - started;
-    } catch (e) {
-      failures++;
-      timings[name] = `FAIL after ${Date.now() - started} ms`;
-      const diag = await diagnostics();
-      const file = join(dir, `failure-${name.replace(/[^a-z0-9]+/gi, '-')}.txt`);
-      writeFileSync(file, `${(e as Error).stack ?? String(e)}\n\n${diag}`);
-      (e as Error).message += `\n(diagnostics: ${file})\n${diag.slice(0, 12_000)}`;
-      throw e;
-    }
-  }
+  const runner = new CheckRunner({ dir: () => dir, diagnostics, proxy: () => proxy });
+  const timings = runner.timings;
+  const check = (name: string, fn: () => Promise<void>): Promise<void> => runner.check(name, fn);
 
-  beforeAll(async () => {
-    try {
-      await setup();
-    } catch (e) {
-      failures++;
-      setupError = e as Error;
-      setupError.message += `\n${await diagnostics()}`;
-    }
-  }, 150_000);
+  beforeAll(() => runner.setup(setup), 150_000);
 
   async function setup(): Promise<void> {
     if (pre.missingTools.length > 0) fail(`missing tools: ${pre.missingTools.join(', ')}; install with: ${INSTALL_HINT}`);
@@ -181,15 +149,8 @@ describeNetns.each(IPTABLES_VARIANTS)('iptables datapath through bin/kube-proxy 
     await Promise.all(servers.map((s) => s.stop()));
     await node?.destroy();
     // One line per check, for the CI log.
-    console.log(
-      `iptables-${variant} e2e timings (ms):\n` +
-        Object.entries(timings)
-          .map(([k, v]) => `  ${k}: ${v}`)
-          .join('\n') +
-        `\n  proxy stop: ${JSON.stringify(stop)}` +
-        (failures > 0 ? `\n  artifacts kept in ${dir}` : ''),
-    );
-    if (dir && failures === 0) rmSync(dir, { recursive: true, force: true });
+    console.log(runner.summary(`iptables-${variant} e2e timings (ms)`, `\n  proxy stop: ${JSON.stringify(stop)}`));
+    if (dir && runner.failures === 0) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   it(`programs the iptables-${variant} backend (not the other one) and enables route_localnet`, () =>

@@ -9,7 +9,7 @@
  * Root-only; skipped (loudly) otherwise. Nothing touches the root namespace: the root's conntrack
  * sysctls are only read (before and after) to prove it.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
@@ -29,6 +29,7 @@ import {
 } from '@kube-proxy/tools/netns';
 import { httpGet, type HttpAnswer } from './support/http-get.js';
 import { endpointSlice, service, writeManifest } from './support/manifests.js';
+import { CheckRunner } from './support/check-runner.js';
 import { INSTALL_HINT, e2ePreflight } from './support/preflight.js';
 import { PROXY_MAIN_JS, proxyArgs, startProxy, type RunningProxy } from './support/proxy.js';
 import { NODE_NAME, OTHER_NODE, POD_TCP_PORT, POD_UDP_PORT, SVC, writeInitialManifests } from './support/scenario.js';
@@ -77,10 +78,7 @@ describeNetns('node agent through bin/kube-proxy (iptables-nft, real netns)', ()
   let agentProxy: RunningProxy | undefined;
   let dir = '';
   let manifests = '';
-  let failures = 0;
-  let setupError: Error | undefined;
   let rootBefore: Record<CtKey, string> | undefined;
-  const timings: Record<string, number | string> = {};
 
   const n = (): SimulatedNode => node ?? fail('topology was not created (see the beforeAll error)');
 
@@ -113,74 +111,54 @@ describeNetns('node agent through bin/kube-proxy (iptables-nft, real netns)', ()
     return v > 0 ? v : undefined;
   }
 
-  async function check(name: string, fn: () => Promise<void>): Promise<void> {
-    if (setupError) fail(`setup failed: ${setupError.message}`);
-    const started = Date.now();
-    try {
-      await fn();
-      timings[name] = Date.now() - started;
-    } catch (e) {
-      failures++;
-      timings[name] = `FAIL after ${Date.now() - started} ms`;
-      const nd = node;
-      const save = nd ? await iptablesSave(nd, nd.ns.node, VARIANT).catch((x: Error) => x.message) : '(no topology)';
-      const logs = proxies.map((p, i) => `=== proxy #${i + 1} log tail\n${p.tail(40)}`).join('\n');
-      const diag = `=== iptables-${VARIANT}-save (node)\n${save}\n${logs}\n`;
-      const file = join(dir, `failure-${name}.txt`);
-      writeFileSync(file, `${(e as Error).stack ?? String(e)}\n\n${diag}`);
-      (e as Error).message += `\n(diagnostics: ${file})\n${diag.slice(0, 10_000)}`;
-      throw e;
-    }
+  async function diagnostics(): Promise<string> {
+    const nd = node;
+    const save = nd ? await iptablesSave(nd, nd.ns.node, VARIANT).catch((x: Error) => x.message) : '(no topology)';
+    const logs = proxies.map((p, i) => `=== proxy #${i + 1} log tail\n${p.tail(40)}`).join('\n');
+    return `=== iptables-${VARIANT}-save (node)\n${save}\n${logs}\n`;
   }
 
-  beforeAll(async () => {
-    try {
-      if (pre.missingTools.length > 0) fail(`missing tools: ${pre.missingTools.join(', ')}; install with: ${INSTALL_HINT}`);
-      rootBefore = rootConntrackValues();
-      const started = Date.now();
-      dir = mkdtempSync(join(tmpdir(), 'kp-e2e-agent-'));
-      manifests = join(dir, 'manifests');
-      await cleanupStaleRuns(TAG);
-      node = await createSimulatedNode({ prefix: runPrefix(TAG) });
-      servers = await Promise.all(
-        node.pods.map((pd) => startEchoServer(n(), pd.ns, { tcpPorts: [POD_TCP_PORT], udpPorts: [POD_UDP_PORT], maxLifetimeS: 600 })),
-      );
-      writeInitialManifests(manifests, node);
-      writeManifest(
-        manifests,
-        'svc-hc.yaml',
-        service({
-          name: HC.name,
-          type: 'LoadBalancer',
-          clusterIP: HC.ip,
-          externalTrafficPolicy: 'Local',
-          healthCheckNodePort: HC.healthCheckNodePort,
-          loadBalancerIngressIPs: [HC.ingress],
-          ports: [{ name: 'http', port: HC.port, targetPort: POD_TCP_PORT, nodePort: HC.nodePort }],
-        }),
-      );
-      writeHcSlice(NODE_NAME);
-      await iptables(node, node.ns.node, VARIANT, ['-t', 'mangle', '-N', HINT_CHAIN]);
-      timings['setup (netns + echo servers)'] = Date.now() - started;
-    } catch (e) {
-      failures++;
-      setupError = e as Error;
-    }
-  }, 150_000);
+  // The suite stops and restarts proxies on purpose, so no single proxy gates the checks.
+  const runner = new CheckRunner({ dir: () => dir, diagnostics, proxy: () => undefined });
+  const timings = runner.timings;
+  const check = (name: string, fn: () => Promise<void>): Promise<void> => runner.check(name, fn);
+
+  beforeAll(() => runner.setup(async () => {
+    if (pre.missingTools.length > 0) fail(`missing tools: ${pre.missingTools.join(', ')}; install with: ${INSTALL_HINT}`);
+    rootBefore = rootConntrackValues();
+    const started = Date.now();
+    dir = mkdtempSync(join(tmpdir(), 'kp-e2e-agent-'));
+    manifests = join(dir, 'manifests');
+    await cleanupStaleRuns(TAG);
+    node = await createSimulatedNode({ prefix: runPrefix(TAG) });
+    servers = await Promise.all(
+      node.pods.map((pd) => startEchoServer(n(), pd.ns, { tcpPorts: [POD_TCP_PORT], udpPorts: [POD_UDP_PORT], maxLifetimeS: 600 })),
+    );
+    writeInitialManifests(manifests, node);
+    writeManifest(
+      manifests,
+      'svc-hc.yaml',
+      service({
+        name: HC.name,
+        type: 'LoadBalancer',
+        clusterIP: HC.ip,
+        externalTrafficPolicy: 'Local',
+        healthCheckNodePort: HC.healthCheckNodePort,
+        loadBalancerIngressIPs: [HC.ingress],
+        ports: [{ name: 'http', port: HC.port, targetPort: POD_TCP_PORT, nodePort: HC.nodePort }],
+      }),
+    );
+    writeHcSlice(NODE_NAME);
+    await iptables(node, node.ns.node, VARIANT, ['-t', 'mangle', '-N', HINT_CHAIN]);
+    timings['setup (netns + echo servers)'] = Date.now() - started;
+  }), 150_000);
 
   afterAll(async () => {
     const stops = await Promise.all(proxies.map((p) => p.stop()));
     await Promise.all(servers.map((s) => s.stop()));
     await node?.destroy();
-    console.log(
-      'node-agent e2e timings (ms):\n' +
-        Object.entries(timings)
-          .map(([k, v]) => `  ${k}: ${v}`)
-          .join('\n') +
-        `\n  proxy stops: ${JSON.stringify(stops)}` +
-        (failures > 0 ? `\n  artifacts kept in ${dir}` : ''),
-    );
-    if (dir && failures === 0) rmSync(dir, { recursive: true, force: true });
+    console.log(runner.summary('node-agent e2e timings (ms)', `\n  proxy stops: ${JSON.stringify(stops)}`));
+    if (dir && runner.failures === 0) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   /** The hc service's only endpoint is pod1, on `nodeName`. */
