@@ -118,19 +118,10 @@ export class ObjectStore {
     const bucket = this.bucket(resource);
     if (bucket.has(key)) throw new StoreError(`${resource.plural} "${name}" already exists`, 409, 'AlreadyExists');
     const rv = ++this.rv;
-    const obj: KubeObject = {
-      ...clone(input),
-      apiVersion: apiVersionOf(resource),
-      kind: resource.kind,
-      metadata: {
-        ...clone(input.metadata ?? {}),
-        name,
-        ...(namespace !== undefined ? { namespace } : {}),
-        uid: input.metadata?.uid ?? randomUUID(),
-        creationTimestamp: input.metadata?.creationTimestamp ?? nowTimestamp(),
-        resourceVersion: String(rv),
-      },
-    };
+    const obj = stored(resource, input, name, namespace, rv, {
+      uid: input.metadata?.uid ?? randomUUID(),
+      creationTimestamp: input.metadata?.creationTimestamp ?? nowTimestamp(),
+    });
     bucket.set(key, obj);
     this.commit({ rv, resource, type: 'ADDED', object: obj });
     return clone(obj);
@@ -142,20 +133,11 @@ export class ObjectStore {
     const previous = bucket.get(key);
     if (!previous) throw new StoreError(`${resource.plural} "${name}" not found`, 404, 'NotFound');
     const rv = ++this.rv;
-    const obj: KubeObject = {
-      ...clone(input),
-      apiVersion: apiVersionOf(resource),
-      kind: resource.kind,
-      metadata: {
-        ...clone(input.metadata ?? {}),
-        name,
-        ...(namespace !== undefined ? { namespace } : {}),
-        // Identity fields are the server's, whatever the caller sent.
-        uid: previous.metadata?.uid,
-        creationTimestamp: previous.metadata?.creationTimestamp,
-        resourceVersion: String(rv),
-      },
-    };
+    // Identity fields are the server's, whatever the caller sent.
+    const obj = stored(resource, input, name, namespace, rv, {
+      uid: previous.metadata?.uid,
+      creationTimestamp: previous.metadata?.creationTimestamp,
+    });
     bucket.set(key, obj);
     this.commit({ rv, resource, type: 'MODIFIED', object: obj, previous });
     return clone(obj);
@@ -199,4 +181,28 @@ export class ObjectStore {
     }
     for (const l of [...this.listeners]) l(change);
   }
+}
+
+/** The object as the server keeps it: its resource's apiVersion/kind, identity and resourceVersion stamped. */
+function stored(
+  resource: ResourceInfo,
+  input: KubeObject,
+  name: string,
+  namespace: string | undefined,
+  rv: number,
+  identity: { uid: unknown; creationTimestamp: unknown },
+): KubeObject {
+  return {
+    ...clone(input),
+    apiVersion: apiVersionOf(resource),
+    kind: resource.kind,
+    metadata: {
+      ...clone(input.metadata ?? {}),
+      name,
+      ...(namespace !== undefined ? { namespace } : {}),
+      uid: identity.uid,
+      creationTimestamp: identity.creationTimestamp,
+      resourceVersion: String(rv),
+    },
+  } as KubeObject;
 }

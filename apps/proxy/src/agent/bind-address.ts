@@ -22,6 +22,7 @@ export function parseBindAddress(text: string): BindAddress {
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw new Error(`bind address ${JSON.stringify(text)}: invalid port`);
+  // node:net's check on purpose: this host goes straight to listen(), which takes exactly what isIP accepts.
   if (host !== '' && host !== 'localhost' && isIP(host) === 0) throw new Error(`bind address ${JSON.stringify(text)}: invalid host`);
   const everywhere = host === '' || host === '0.0.0.0' || host === '::';
   return { host: everywhere ? undefined : host, port, text };

@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
-import { isIP } from 'node:net';
-import type { IPFamily, Logger } from '@kube-proxy/core';
+import { ipFamilyOf, type IPFamily, type Logger } from '@kube-proxy/core';
 import type { V1Node } from '@kubernetes/client-node';
 
 /** The node name as upstream derives it: --hostname-override, else the hostname; trimmed, lower-cased. */
@@ -8,11 +7,6 @@ export function resolveNodeName(hostnameOverride: string, osHostname: () => stri
   const name = (hostnameOverride.trim() || osHostname()).trim().toLowerCase();
   if (name === '') throw new Error('hostnameOverride: the node name is empty (set --hostname-override)');
   return name;
-}
-
-function familyOf(ip: string): IPFamily | undefined {
-  const v = isIP(ip);
-  return v === 4 ? 'IPv4' : v === 6 ? 'IPv6' : undefined;
 }
 
 function isUnspecified(ip: string): boolean {
@@ -32,7 +26,7 @@ export function resolveNodeIPs(
   const ips: Partial<Record<IPFamily, string>> = {};
   let primary: IPFamily | undefined;
   const take = (ip: string) => {
-    const f = familyOf(ip);
+    const f = ipFamilyOf(ip);
     if (!f || ips[f]) return;
     ips[f] = ip;
     primary ??= f;

@@ -1,12 +1,10 @@
-import { isIPv4, isIPv6 } from 'node:net';
 import type { IPFamily, KubeProxyConfiguration, LocalTrafficDetector, Logger } from '@kube-proxy/core';
-import { NO_LOCAL_DETECTOR } from '@kube-proxy/core';
+import { NO_LOCAL_DETECTOR, parseCIDR } from '@kube-proxy/core';
 
 function cidrOfFamily(cidrs: readonly string[], family: IPFamily): string | undefined {
   for (const raw of cidrs) {
     const cidr = raw.trim();
-    const addr = cidr.split('/')[0] ?? '';
-    if (family === 'IPv6' ? isIPv6(addr) : isIPv4(addr)) return cidr;
+    if (parseCIDR(cidr)?.family === family) return cidr;
   }
   return undefined;
 }

@@ -1,6 +1,5 @@
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import type { NetworkInterfaceInfo } from 'node:os';
-import type { IPFamily, Logger } from '@kube-proxy/core';
+import { cidrContains, ipFamilyOf, parseCIDR, type IPFamily, type Logger } from '@kube-proxy/core';
 
 /** `--nodeport-addresses primary`: the node's primary IP(s) (upstream kubeproxyconfig.NodePortAddressesPrimary). */
 export const NODE_PORT_ADDRESSES_PRIMARY = 'primary';
@@ -24,27 +23,6 @@ export interface NodePortAddresses {
   readonly containsIPv4Loopback: boolean;
 }
 
-function cidrFamily(cidr: string): IPFamily | undefined {
-  const slash = cidr.indexOf('/');
-  if (slash <= 0) return undefined;
-  const addr = cidr.slice(0, slash);
-  const prefix = Number(cidr.slice(slash + 1));
-  if (!/^\d{1,3}$/.test(cidr.slice(slash + 1))) return undefined;
-  if (isIPv4(addr) && prefix <= 32) return 'IPv4';
-  if (isIPv6(addr) && prefix <= 128) return 'IPv6';
-  return undefined;
-}
-
-function blockListOf(cidrs: readonly string[], family: IPFamily): BlockList {
-  const list = new BlockList();
-  const type = family === 'IPv6' ? 'ipv6' : 'ipv4';
-  for (const cidr of cidrs) {
-    const slash = cidr.indexOf('/');
-    list.addSubnet(cidr.slice(0, slash), Number(cidr.slice(slash + 1)), type);
-  }
-  return list;
-}
-
 /**
  * Parses config.nodePortAddresses for one family: `null`/`[]` → every address; CIDRs of the other
  * family are ignored (none left → every address, as upstream); `primary` → the node's IP of this family
@@ -60,7 +38,7 @@ export function parseNodePortAddresses(
   for (const raw of config ?? []) {
     const entry = raw.trim();
     if (entry === NODE_PORT_ADDRESSES_PRIMARY) {
-      if (nodeIP && (family === 'IPv6' ? isIPv6(nodeIP) : isIPv4(nodeIP))) {
+      if (nodeIP && ipFamilyOf(nodeIP) === family) {
         cidrs.push(`${nodeIP}/${family === 'IPv6' ? 128 : 32}`);
       } else {
         logger.warn('nodePortAddresses "primary" given but the node IP of this family is unknown; ignoring it', {
@@ -69,7 +47,7 @@ export function parseNodePortAddresses(
       }
       continue;
     }
-    const f = cidrFamily(entry);
+    const f = parseCIDR(entry)?.family;
     if (f === undefined) {
       logger.error('Ignoring invalid nodePortAddresses entry', { entry });
       continue;
@@ -80,8 +58,7 @@ export function parseNodePortAddresses(
   const matchAll = cidrs.some((c) => c.endsWith('/0'));
   let containsIPv4Loopback = false;
   if (family === 'IPv4') {
-    const list = blockListOf(cidrs, family);
-    containsIPv4Loopback = list.check('127.0.0.0', 'ipv4') || list.check('127.0.0.1', 'ipv4');
+    containsIPv4Loopback = cidrs.some((c) => cidrContains(c, '127.0.0.0') || cidrContains(c, '127.0.0.1'));
   }
   return { family, cidrs, matchAll, containsIPv4Loopback };
 }
@@ -95,8 +72,7 @@ export function resolveNodePortAddresses(
   interfaces: NetworkInterfaces,
 ): NodePortAddressSelection {
   if (npa.matchAll) return { all: true };
-  const list = blockListOf(npa.cidrs, npa.family);
-  const type = npa.family === 'IPv6' ? 'ipv6' : 'ipv4';
+  const blocks = npa.cidrs.map(parseCIDR).filter((c) => c !== undefined);
   const ips: string[] = [];
   const seen = new Set<string>();
   for (const infos of Object.values(interfaces())) {
@@ -107,7 +83,7 @@ export function resolveNodePortAddresses(
       // Link-local IPv6 addresses carry a zone in some places; the address itself is plain.
       const address = info.address.split('%')[0] as string;
       if (seen.has(address)) continue;
-      if (list.check(address, type)) {
+      if (blocks.some((b) => cidrContains(b, address))) {
         seen.add(address);
         ips.push(address);
       }

@@ -1,8 +1,7 @@
 import { accessSync, constants } from 'node:fs';
-import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { KubeConfig, type Cluster, type Context, type User } from '@kubernetes/client-node';
-import type { ClientConnectionConfiguration, Logger } from '@kube-proxy/core';
+import { ipFamilyOf, type ClientConnectionConfiguration, type Logger } from '@kube-proxy/core';
 import { KubeApi } from './kube-api.js';
 import { tokenBucketFor, type TokenBucket } from './token-bucket.js';
 
@@ -87,7 +86,7 @@ export function loadKubeConfig(src: KubeConfigSource): LoadedKubeConfig {
       }
     }
     // Always https, as client-go's InClusterConfig (client-node would guess http for some ports).
-    const server = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+    const server = `https://${ipFamilyOf(host) === 'IPv6' ? `[${host}]` : host}:${port}`;
     checkServerUrl(server, 'KUBERNETES_SERVICE_HOST/PORT');
     const cluster: Cluster = { name: 'in-cluster', server, caFile, skipTLSVerify: false };
     // The tokenFile auth provider re-reads the token every minute, so rotated (bound) tokens keep working.
