@@ -1,7 +1,6 @@
 import type { CommandExecutor, IPFamily, IptablesVariant, Logger } from '@kube-proxy/core';
 import { InMemoryTables } from './dry-run/in-memory-tables.js';
-import { Iptables, iptablesBinaries } from './iptables/iptables-runner.js';
-import type { IptablesInterface, Table } from './iptables/types.js';
+import { Iptables, iptablesBinaries, type IptablesInterface, type Table } from '@kube-proxy/core';
 import {
   CLEANUP_ONLY_JUMP_CHAINS,
   isServiceChainName,

@@ -1,6 +1,6 @@
 /**
  * Public API of @kube-proxy/backend-iptables: the iptables proxy-mode plugin, the pure rule renderer,
- * and the iptables utilities (runner, in-memory tables) other backends reuse.
+ * and the in-memory iptables model behind --dry-run.
  */
 import { iptablesBackend } from './plugin.js';
 
@@ -10,20 +10,7 @@ export default iptablesBackend;
 // The renderer's public API.
 export * from './render/index.js';
 
-// iptables utilities.
-export { Iptables, iptablesBinaries, WAIT_ARGS } from './iptables/iptables-runner.js';
-export type { IptablesBinaries, IptablesOptions } from './iptables/iptables-runner.js';
-export type { IptablesInterface, RestoreOptions, RulePosition, Table } from './iptables/types.js';
-export {
-  extractLines,
-  IptablesError,
-  IptablesRestoreError,
-  isNotFoundError,
-  isResourceError,
-  parseRestoreErrorLine,
-} from './iptables/errors.js';
-export type { PayloadLine } from './iptables/errors.js';
-export { chainsFromSave, joinArgs, quoteArg, ruleTarget, tokenize } from './iptables/rule-text.js';
+// The in-memory iptables model behind --dry-run (the iptables runner itself lives in core).
 export {
   BUILTIN_CHAINS,
   InMemoryRestoreError,
@@ -37,7 +24,6 @@ export { DryRunIptables } from './dry-run/dry-run-iptables.js';
 export { IptablesProxier, FULL_SYNC_PERIOD_MS } from './proxier/iptables-proxier.js';
 export type { IptablesProxierOptions, IptablesProxierStats } from './proxier/iptables-proxier.js';
 export type { SyncObservers } from './proxier/sync-reporting.js';
-export { DualStackProvider } from './proxier/dual-stack-provider.js';
 export { CanaryMonitor, IPTABLES_FLUSH_POLL_MS, IPTABLES_FLUSH_TIMEOUT_MS } from './proxier/canary-monitor.js';
 export { selectLocalDetector } from './proxier/local-detector.js';
 export { parseNodePortAddresses, resolveNodePortAddresses } from './proxier/node-port-addresses.js';

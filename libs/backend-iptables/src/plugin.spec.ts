@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
-import type { BackendPlugin, Provider } from '@kube-proxy/core';
+import type { Provider } from '@kube-proxy/core';
 import {
   BACKEND_PLUGIN_API_VERSION,
   CLOCK,
   COMMAND_EXECUTOR,
+  DualStackProvider,
   FakeClock,
   FakeCommandExecutor,
   FakeSysctl,
+  fakeContainer,
   LOGGER,
   PROVIDER,
   PROXIER_HEALTH_UPDATER,
@@ -15,31 +17,17 @@ import {
   SYSCTL,
 } from '@kube-proxy/core';
 import defaultExport, { iptablesBackend } from './index.js';
-import { DualStackProvider } from './proxier/dual-stack-provider.js';
 import { IptablesProxier } from './proxier/iptables-proxier.js';
 import { context, HOST, service, settle, slice } from './proxier/testing/proxier-fixtures.js';
 
-type Container = Parameters<BackendPlugin['register']>[0];
-
-function fakeContainer(executor = new FakeCommandExecutor()) {
-  const values = new Map<unknown, unknown>([
+function fakeIptablesContainer(executor = new FakeCommandExecutor()) {
+  const { container, values } = fakeContainer([
     [LOGGER, new RecordingLogger()],
     [CLOCK, new FakeClock()],
     [COMMAND_EXECUTOR, executor],
     [SYSCTL, new FakeSysctl()],
   ]);
-  const container = {
-    resolve: (token: unknown) => {
-      if (!values.has(token)) throw new Error(`unregistered ${String(token)}`);
-      return values.get(token);
-    },
-    isRegistered: (token: unknown) => values.has(token),
-    register: (token: unknown, provider: { useValue: unknown }) => {
-      values.set(token, provider.useValue);
-      return container;
-    },
-  };
-  return { container: container as unknown as Container, values, executor };
+  return { container, values, executor };
 }
 
 describe('iptablesBackend', () => {
@@ -67,14 +55,14 @@ describe('iptablesBackend', () => {
   });
 
   it('register: one family → an IptablesProxier under PROVIDER', async () => {
-    const { container, values } = fakeContainer();
+    const { container, values } = fakeIptablesContainer();
     await iptablesBackend.register(container, context({ dryRun: false }));
     expect(values.get(PROVIDER)).toBeInstanceOf(IptablesProxier);
   });
 
   it('register: no iptables binary is an error outside dry-run, fine in dry-run', async () => {
     const host = { ...HOST, iptablesVariant: undefined };
-    const { container, values } = fakeContainer();
+    const { container, values } = fakeIptablesContainer();
     expect(() => iptablesBackend.register(container, context({ dryRun: false, host }))).toThrow(/no usable iptables/);
     await iptablesBackend.register(container, context({ dryRun: true, host }));
     expect(values.get(PROVIDER)).toBeInstanceOf(IptablesProxier);
@@ -82,7 +70,7 @@ describe('iptablesBackend', () => {
 
   it('register: two families → a DualStackProvider fanning events out; dry-run output tags the family', async () => {
     const ctx = context({ families: ['IPv4', 'IPv6'], config: { clusterCIDR: '10.244.0.0/16,fd00:244::/56' } });
-    const { container, values } = fakeContainer();
+    const { container, values } = fakeIptablesContainer();
     await iptablesBackend.register(container, ctx);
     const provider = values.get(PROVIDER) as Provider;
     expect(provider).toBeInstanceOf(DualStackProvider);
@@ -111,7 +99,7 @@ describe('iptablesBackend', () => {
 
   it('register: hands the agent parts registered in the container to the proxiers (per family)', async () => {
     const ctx = context({ families: ['IPv4', 'IPv6'], config: { clusterCIDR: '10.244.0.0/16,fd00:244::/56' } });
-    const { container, values } = fakeContainer();
+    const { container, values } = fakeIptablesContainer();
     const health = new ProxierHealthTracker(values.get(CLOCK) as FakeClock, 60_000);
     values.set(PROXIER_HEALTH_UPDATER, health);
     await iptablesBackend.register(container, ctx);
@@ -126,7 +114,7 @@ describe('iptablesBackend', () => {
     const exec = new FakeCommandExecutor()
       .on({ command: 'iptables-nft', args: ['--version'] }, { stdout: 'iptables v1.8.9 (nf_tables)\n' })
       .on({ command: 'iptables-nft-save' }, { stdout: '' });
-    const { container } = fakeContainer(exec);
+    const { container } = fakeIptablesContainer(exec);
     const cleanup = iptablesBackend.cleanup?.bind(iptablesBackend);
     if (!cleanup) throw new Error('cleanup missing');
     await cleanup(container, context({ dryRun: true }));

@@ -6,6 +6,7 @@ import type {
   DetectResult,
   HostCapabilities,
   IPFamily,
+  IptablesInterface,
   Logger,
   ProxierHealthUpdater,
   ProxyMetrics,
@@ -18,6 +19,8 @@ import {
   BACKEND_PLUGIN_API_VERSION,
   CLOCK,
   COMMAND_EXECUTOR,
+  DualStackProvider,
+  Iptables,
   LOGGER,
   PROVIDER,
   PROXIER_HEALTH_UPDATER,
@@ -28,9 +31,7 @@ import {
 import { cleanupAllIptables } from './cleanup.js';
 import { DryRunIptables } from './dry-run/dry-run-iptables.js';
 import { InMemoryTables } from './dry-run/in-memory-tables.js';
-import { Iptables } from './iptables/iptables-runner.js';
-import type { IptablesInterface } from './iptables/types.js';
-import { DualStackProvider } from './proxier/dual-stack-provider.js';
+
 import { IptablesProxier } from './proxier/iptables-proxier.js';
 import type { SyncObservers } from './proxier/sync-reporting.js';
 

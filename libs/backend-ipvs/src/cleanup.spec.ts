@@ -1,23 +1,22 @@
 import {
   COMMAND_EXECUTOR,
   FakeCommandExecutor,
+  fakeContainer,
   LOGGER,
   RecordingLogger,
   type HostCapabilities,
+  type PluginContainer,
   type ProxyContext,
 } from '@kube-proxy/core';
 import { IPVS_CHAINS, IPVS_JUMPS, cleanupIpvs } from './cleanup.js';
 import { ipvsBackend } from './plugin.js';
 
-type Container = Parameters<NonNullable<typeof ipvsBackend.cleanup>>[0];
-
-/** Just the container's resolve(), with what the CLI registers for --cleanup. */
-function containerWith(exec: FakeCommandExecutor, logger = new RecordingLogger()): Container {
-  const values = new Map<symbol, unknown>([
+/** A container with what the CLI registers for --cleanup. */
+function containerWith(exec: FakeCommandExecutor, logger = new RecordingLogger()): PluginContainer {
+  return fakeContainer([
     [COMMAND_EXECUTOR, exec],
     [LOGGER, logger],
-  ]);
-  return { resolve: (token: symbol) => values.get(token) } as unknown as Container;
+  ]).container;
 }
 
 function host(present: { iptables?: boolean; ip6tables?: boolean; ipset?: boolean; ipvsadm?: boolean } = {}): HostCapabilities {

@@ -1,8 +1,6 @@
-import { COMMAND_EXECUTOR, FakeCommandExecutor, LOGGER, RecordingLogger, type HostCapabilities, type ProxyContext } from '@kube-proxy/core';
+import { COMMAND_EXECUTOR, FakeCommandExecutor, fakeContainer, LOGGER, RecordingLogger, type HostCapabilities, type ProxyContext } from '@kube-proxy/core';
 import { cleanupUserspace } from './cleanup.js';
 import { userspaceBackend } from './plugin.js';
-
-type Container = Parameters<NonNullable<typeof userspaceBackend.cleanup>>[0];
 
 function host(iptables: boolean, ip6tables = false): HostCapabilities {
   const tool = (p: boolean) => ({ present: p });
@@ -87,11 +85,10 @@ describe('userspace cleanup', () => {
 
 describe('userspace plugin cleanup()', () => {
   function run(exec: FakeCommandExecutor, dryRun: boolean) {
-    const values = new Map<symbol, unknown>([
+    const { container } = fakeContainer([
       [COMMAND_EXECUTOR, exec],
       [LOGGER, new RecordingLogger()],
     ]);
-    const container = { resolve: (t: symbol) => values.get(t) } as unknown as Container;
     const ctx: ProxyContext = { config: {} as never, nodeName: 'n', nodeIPs: {}, families: ['IPv4'], dryRun, dryRunSink: { write: () => undefined }, host: host(true) };
     return userspaceBackend.cleanup!(container, ctx);
   }

@@ -1,42 +1,128 @@
 import {
   BACKEND_PLUGIN_API_VERSION,
+  CLOCK,
   COMMAND_EXECUTOR,
+  DualStackProvider,
+  Iptables,
   LOGGER,
+  parseDuration,
+  PROVIDER,
+  PROXIER_HEALTH_UPDATER,
+  PROXY_METRICS,
+  SERVICE_HEALTH_SERVER,
   type BackendPlugin,
+  type Clock,
   type CommandExecutor,
   type DetectResult,
+  type IPFamily,
+  type IptablesInterface,
   type Logger,
+  type ProxierHealthUpdater,
   type ProxyContext,
+  type ProxyMetrics,
+  type Provider,
+  type ServiceHealthServer,
 } from '@kube-proxy/core';
 import { createRequire } from 'node:module';
 import { cleanupUserspace } from './cleanup.js';
+import { UserspaceProxier, type UserspaceObservers } from './proxier/userspace-proxier.js';
+import { newProxyCounters } from './proxy/counters.js';
+import { dryRunSocketOpener, realSocketOpener } from './proxy/open-socket.js';
+import { listenAddress } from './proxier/userspace-proxier.js';
 
 /** The tsyringe container type, as the plugin contract spells it. */
 type Container = Parameters<BackendPlugin['register']>[0];
 
 const pkg = createRequire(import.meta.url)('../package.json') as { version: string };
 
+export interface UserspacePorts {
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly executor: CommandExecutor;
+  readonly observers: UserspaceObservers;
+  /** The effective user id (injected for tests); capture rules need root. */
+  readonly uid?: number;
+}
+
+function optional<T>(container: Container, token: symbol): T | undefined {
+  return container.isRegistered(token, true) ? container.resolve<T>(token) : undefined;
+}
+
+/** Why capture rules cannot be installed on this host, or undefined when they can. */
+function captureUnavailable(context: ProxyContext, uid: number | undefined): string | undefined {
+  if (uid !== undefined && uid !== 0) return 'not running as root';
+  if (context.host.iptablesVariant === undefined) return `no usable iptables: ${context.host.iptablesVariantReason}`;
+  return undefined;
+}
+
+/** One UserspaceProxier per family; a DualStackProvider over two. */
+export function createUserspaceProvider(ports: UserspacePorts, context: ProxyContext): Provider {
+  const families = context.families;
+  if (families.length === 0 || families.length > 2) {
+    throw new Error(`userspace backend: expected one or two IP families, got ${JSON.stringify(families)}`);
+  }
+  const captureOff = context.dryRun ? undefined : captureUnavailable(context, ports.uid);
+  if (captureOff !== undefined) {
+    ports.logger.warn(
+      `Capture rules are NOT installed (${captureOff}): Services are not reachable on their cluster IPs, external IPs or NodePorts, only on the proxy ports logged as "Opened proxy port"`,
+    );
+  }
+  const udpIdleTimeoutMs = parseDuration(context.config.udpIdleTimeout);
+  const build = (family: IPFamily): UserspaceProxier => {
+    const counters = newProxyCounters();
+    let iptables: IptablesInterface | null = null;
+    if (!context.dryRun && captureOff === undefined && context.host.iptablesVariant !== undefined) {
+      iptables = new Iptables({ family, variant: context.host.iptablesVariant, executor: ports.executor, logger: ports.logger });
+    }
+    const openSocket = context.dryRun
+      ? dryRunSocketOpener()
+      : realSocketOpener({ family, listenIP: listenAddress(context.config.bindAddress, family), udpIdleTimeoutMs, counters, logger: ports.logger });
+    return new UserspaceProxier({
+      family,
+      context,
+      iptables,
+      openSocket,
+      counters,
+      clock: ports.clock,
+      logger: ports.logger,
+      observers: ports.observers,
+      tagDryRunOutput: families.length > 1,
+    });
+  };
+  const [first, second] = families as [IPFamily, IPFamily | undefined];
+  return second === undefined ? build(first) : new DualStackProvider(build(first), build(second));
+}
+
 /**
- * Userspace mode: an L4 proxy in this process. It needs only sockets (capture rules are optional), so
- * it is usable everywhere; the proxier is a separate roadmap item, so register() refuses clearly.
+ * Userspace mode: an L4 proxy in this process, with iptables capture rules sending Service traffic
+ * to it. It needs only sockets to run (without root or iptables it serves on its proxy ports only).
  */
 export const userspaceBackend: BackendPlugin = {
   apiVersion: BACKEND_PLUGIN_API_VERSION,
   name: 'userspace',
   version: pkg.version,
   detect(): DetectResult {
-    return { usable: true, reason: 'the userspace proxy needs only sockets; capture rules need iptables' };
+    return { usable: true, reason: 'the userspace proxy needs only sockets; capture rules need iptables and root' };
   },
-  register(): void {
-    throw new Error(
-      'the userspace proxier is not implemented in this version of kube-proxy-ts (it is on the roadmap); use --proxy-mode=iptables',
-    );
+  register(container: Container, context: ProxyContext): void {
+    const ports: UserspacePorts = {
+      logger: container.resolve<Logger>(LOGGER).child({ backend: 'userspace' }),
+      clock: container.resolve<Clock>(CLOCK),
+      executor: container.resolve<CommandExecutor>(COMMAND_EXECUTOR),
+      observers: {
+        health: optional<ProxierHealthUpdater>(container, PROXIER_HEALTH_UPDATER),
+        metrics: optional<ProxyMetrics>(container, PROXY_METRICS),
+        serviceHealth: optional<ServiceHealthServer>(container, SERVICE_HEALTH_SERVER),
+      },
+      ...(typeof process.geteuid === 'function' ? { uid: process.geteuid() } : {}),
+    };
+    container.register<Provider>(PROVIDER, { useValue: createUserspaceProvider(ports, context) });
   },
-  /** --cleanup: removes the capture chains of upstream's old userspace proxier. */
+  /** --cleanup: removes the capture chains (ours, and upstream's old userspace proxier's: the same). */
   async cleanup(container: Container, context: ProxyContext): Promise<void> {
     const logger = container.resolve<Logger>(LOGGER).child({ backend: 'userspace' });
     if (context.dryRun) {
-      logger.info('Dry run: not removing userspace leftovers');
+      logger.info('Dry run: not removing userspace capture rules');
       return;
     }
     const executor = container.resolve<CommandExecutor>(COMMAND_EXECUTOR);

@@ -14,3 +14,4 @@ export * from './local-detect/index.js';
 export * from './health/index.js';
 export * from './metrics/index.js';
 export * from './iptables-leftovers/index.js';
+export * from './iptables/index.js';

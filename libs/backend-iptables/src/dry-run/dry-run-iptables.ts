@@ -1,6 +1,5 @@
 import type { IPFamily } from '@kube-proxy/core';
-import { IptablesError, IptablesRestoreError } from '../iptables/errors.js';
-import type { IptablesInterface, RestoreOptions, RulePosition, Table } from '../iptables/types.js';
+import { IptablesError, IptablesRestoreError, type IptablesInterface, type RestoreOptions, type RulePosition, type Table } from '@kube-proxy/core';
 import { InMemoryRestoreError, InMemoryTables, InMemoryTablesError } from './in-memory-tables.js';
 
 function asIptablesError(err: unknown): unknown {

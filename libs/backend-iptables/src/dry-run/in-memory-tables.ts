@@ -1,5 +1,4 @@
-import { joinArgs, ruleTarget, tokenize } from '../iptables/rule-text.js';
-import type { RulePosition } from '../iptables/types.js';
+import { joinArgs, ruleTarget, tokenize, type RulePosition } from '@kube-proxy/core';
 
 /** Built-in chains of each iptables table, in iptables-save order. */
 export const BUILTIN_CHAINS: Readonly<Record<string, readonly string[]>> = {

@@ -1,6 +1,5 @@
 import type { Clock, Logger, TimerHandle } from '@kube-proxy/core';
-import { isResourceError } from '../iptables/errors.js';
-import type { IptablesInterface, Table } from '../iptables/types.js';
+import { isResourceError, type IptablesInterface, type Table } from '@kube-proxy/core';
 import { CANARY_TABLES, KUBE_PROXY_CANARY_CHAIN } from '../render/index.js';
 
 /** Upstream's iptablesFlushTimeout: how long to wait for a flush in progress to finish. */

@@ -15,9 +15,7 @@ import type {
 import { BoundedFrequencyRunner, ProxyState, parseDuration } from '@kube-proxy/core';
 import { ConntrackCleaner } from '../conntrack/conntrack-cleaner.js';
 import type { InMemoryTables } from '../dry-run/in-memory-tables.js';
-import { extractLines, IptablesRestoreError } from '../iptables/errors.js';
-import { chainsFromSave } from '../iptables/rule-text.js';
-import type { IptablesInterface } from '../iptables/types.js';
+import { chainsFromSave, extractLines, IptablesRestoreError, type IptablesInterface } from '@kube-proxy/core';
 import type { RenderResult } from '../render/index.js';
 import {
   AppliedChainMemo,

@@ -32,6 +32,7 @@ describe('defaultConfiguration', () => {
       clusterCIDR: '',
       nodePortAddresses: null,
       portRange: '',
+      udpIdleTimeout: '250ms',
       backendPlugins: [],
     });
   });

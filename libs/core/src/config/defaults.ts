@@ -130,6 +130,7 @@ export function applyDefaults(input: KubeProxyConfigurationInput): KubeProxyConf
     },
     configSyncPeriod: durationOr(i.configSyncPeriod, '15m0s'),
     portRange: str(i.portRange),
+    udpIdleTimeout: durationOr(i.udpIdleTimeout, '250ms'),
     windowsRunAsService: bool(i.windowsRunAsService),
     backendPlugins: [...(i.backendPlugins ?? [])],
   };

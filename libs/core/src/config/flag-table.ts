@@ -106,7 +106,8 @@ export const KUBE_PROXY_FLAGS: readonly FlagSpec[] = [
   proxyFlag({ name: 'pod-interface-name-prefix', type: 'string', configField: 'detectLocal.interfaceNamePrefix', help: 'With --detect-local-mode=InterfaceNamePrefix: traffic from interfaces with this prefix counts as local.' }),
   proxyFlag({ name: 'profiling', type: 'bool', default: false, configField: 'enableProfiling', help: 'Serve profiling data under /debug/pprof on the metrics server.' }),
   proxyFlag({ name: 'proxy-mode', type: 'string', configField: 'mode', help: 'Proxy mode: iptables, ipvs, nftables, or the name of a backend plugin. Empty picks the best one this node supports.' }),
-  proxyFlag({ name: 'proxy-port-range', type: 'string', configField: 'portRange', noEffect: true, deprecated: 'it only applied to the removed userspace mode and has no effect', help: 'Leftover of the userspace proxy; no effect.' }),
+  proxyFlag({ name: 'proxy-port-range', type: 'string', configField: 'portRange', help: 'Userspace mode: host ports its proxy sockets may use (beginPort-endPort, single port or beginPort+offset, inclusive). Unset, 0 or 0-0: the kernel picks free ports.' }),
+  proxyFlag({ name: 'udp-timeout', type: 'duration', default: '250ms', configField: 'udpIdleTimeout', help: "Userspace mode: how long an idle UDP client association is kept open (e.g. '250ms', '2s'); must be greater than 0." }),
   proxyFlag({ name: 'show-hidden-metrics-for-version', type: 'string', configField: 'showHiddenMetricsForVersion', help: 'Previous minor version (e.g. "1.33") whose hidden metrics should still be shown.' }),
 
   // --- component-base logging flags: these win over the config file ---

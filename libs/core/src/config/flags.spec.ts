@@ -31,7 +31,7 @@ describe('KUBE_PROXY_FLAGS', () => {
       'ipvs-tcp-timeout', 'ipvs-tcpfin-timeout', 'ipvs-udp-timeout', 'kube-api-burst', 'kube-api-content-type',
       'kube-api-qps', 'kubeconfig', 'masquerade-all', 'master', 'metrics-bind-address', 'metrics-port',
       'nodeport-addresses', 'oom-score-adj', 'pod-bridge-interface', 'pod-interface-name-prefix', 'profiling',
-      'proxy-mode', 'proxy-port-range', 'show-hidden-metrics-for-version', 'write-config-to', 'version',
+      'proxy-mode', 'proxy-port-range', 'show-hidden-metrics-for-version', 'udp-timeout', 'write-config-to', 'version',
       'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'log-text-split-stream', 'log-text-info-buffer-size',
       'add-dir-header', 'alsologtostderr', 'log-backtrace-at', 'log-dir', 'log-file', 'log-file-max-size',
       'logtostderr', 'one-output', 'skip-headers', 'skip-log-headers', 'stderrthreshold',
@@ -210,7 +210,14 @@ describe('applyFlags without a config file', () => {
   });
 
   it('ignores no-effect flags', () => {
-    expect(apply(['--proxy-port-range=1000-2000', '--vmodule=x=2']).portRange).toBe('');
+    expect(apply(['--vmodule=x=2'])).toEqual(apply([]));
+  });
+
+  it('sets the userspace port range and UDP idle timeout', () => {
+    const cfg = apply(['--proxy-port-range=1000-2000', '--udp-timeout=2s']);
+    expect(cfg.portRange).toBe('1000-2000');
+    expect(cfg.udpIdleTimeout).toBe('2s');
+    expect(apply([]).udpIdleTimeout).toBe('250ms');
   });
 });
 

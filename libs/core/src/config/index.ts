@@ -1,5 +1,6 @@
 export * from './types.js';
 export * from './duration.js';
+export * from './port-range.js';
 export * from './errors.js';
 export * from './defaults.js';
 export * from './feature-gates.js';

@@ -106,6 +106,7 @@ export const KUBE_PROXY_CONFIGURATION_SCHEMA = object({
   }),
   configSyncPeriod: duration,
   portRange: string,
+  udpIdleTimeout: duration,
   windowsRunAsService: bool,
   // kube-proxy-ts extension: npm specifiers of backend plugins to load.
   backendPlugins: { kind: 'list', item: string },

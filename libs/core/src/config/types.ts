@@ -88,7 +88,13 @@ export interface KubeProxyConfiguration {
   oomScoreAdj: number;
   conntrack: KubeProxyConntrackConfiguration;
   configSyncPeriod: string;
+  /** Ports the userspace mode's proxy sockets may use ("", "N", "N-M", "N+K"); "" lets the kernel choose. */
   portRange: string;
+  /**
+   * Userspace mode: how long an idle UDP client association is kept (v1alpha1 `udpIdleTimeout`, which
+   * upstream removed with its userspace mode in v1.26; default 250ms).
+   */
+  udpIdleTimeout: string;
   windowsRunAsService: boolean;
   /** kube-proxy-ts extension: npm module specifiers of third-party backend plugins to load. */
   backendPlugins: string[];

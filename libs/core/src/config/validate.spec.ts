@@ -58,6 +58,7 @@ describe('validateConfiguration', () => {
     ['locked gate', (c) => (c.featureGates = { NFTablesProxyMode: false }), 'featureGates: cannot set feature gate NFTablesProxyMode to false, feature is locked to true'],
     ['logging format', (c) => (c.logging.format = 'xml' as never), 'logging.format: Unsupported value: "xml": supported values: "json", "text"'],
     ['portRange', (c) => (c.portRange = '2000-1000'), 'portRange: must be a valid port range (e.g. 300-2000)'],
+    ['udpIdleTimeout', (c) => (c.udpIdleTimeout = '0s'), 'udpIdleTimeout: must be greater than zero'],
     ['hidden metrics', (c) => (c.showHiddenMetricsForVersion = '1.20'), "showHiddenMetricsForVersion: must be omitted or have the value '1.33'. Only the previous minor version is allowed"],
     ['plugin', (c) => (c.backendPlugins = ['']), 'backendPlugins[0]: must not be empty'],
   ])('reports %s', (_name, change, expected) => {

@@ -4,6 +4,7 @@ import type { ConfigFieldError } from './errors.js';
 import { EMULATED_KUBERNETES_VERSION, featureGateErrors } from './feature-gates.js';
 import { isDualStackCIDRs, isValidCIDR, isValidIP } from '../model/ip.js';
 import { splitHostPort } from './net-text.js';
+import { parsePortRange } from './port-range.js';
 
 /**
  * Upstream's validation.Validate (pkg/proxy/apis/config/validation, v1.31–v1.34), applied to the
@@ -65,6 +66,10 @@ export function validateConfiguration(cfg: KubeProxyConfiguration): ConfigFieldE
   checkHostPort(add, 'metricsBindAddress', cfg.metricsBindAddress);
 
   if (!isValidPortRange(cfg.portRange)) add('portRange', 'must be a valid port range (e.g. 300-2000)', cfg.portRange);
+  // Upstream (v1.25) checked it whatever the mode.
+  const udpIdle = durationNs(cfg.udpIdleTimeout);
+  if (udpIdle === undefined) add('udpIdleTimeout', 'must be a valid duration', cfg.udpIdleTimeout);
+  else if (udpIdle <= 0) add('udpIdleTimeout', 'must be greater than zero', cfg.udpIdleTimeout);
   checkNodePortAddresses(add, cfg.nodePortAddresses ?? []);
   checkShowHiddenMetrics(add, cfg.showHiddenMetricsForVersion);
   checkDetectLocal(add, cfg);
@@ -130,16 +135,13 @@ function checkHostPort(add: Add, field: string, input: string): void {
   if (!(p >= 1 && p <= 65535)) add(field, 'must be a valid port', port);
 }
 
-/** utilnet.ParsePortRange: "", "N", "N-M" or "N+K" within 0..65535. */
 function isValidPortRange(text: string): boolean {
-  const v = text.trim();
-  if (v === '') return true;
-  const m = /^(\d+)(?:([-+])(\d+))?$/.exec(v);
-  if (!m) return false;
-  const base = Number(m[1]);
-  const other = m[3] === undefined ? undefined : Number(m[3]);
-  const max = other === undefined ? base : m[2] === '+' ? base + other : other;
-  return base <= 65535 && max <= 65535 && max >= base;
+  try {
+    parsePortRange(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function checkNodePortAddresses(add: Add, addresses: readonly string[]): void {

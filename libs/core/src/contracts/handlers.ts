@@ -1,5 +1,8 @@
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 
+/** The Kubernetes objects handlers receive, re-exported so backends need no client dependency. */
+export type { V1EndpointSlice, V1Node, V1Service };
+
 /**
  * Receives Service changes, with upstream's ServiceHandler semantics: update carries the previous
  * and the current object; `onServicesSynced` is called once, after the initial list has been delivered.

@@ -2,3 +2,4 @@ export type * from './handlers.js';
 export * from './provider.js';
 export * from './proxy-context.js';
 export * from './backend-plugin.js';
+export * from './fake-container.js';

@@ -1,2 +1,3 @@
 export { ProxyState, type ProxyStateOptions } from './proxy-state.js';
 export { TOPOLOGY_LABELS, topologyLabelsDiffer } from './topology-labels.js';
+export { DualStackProvider } from './dual-stack-provider.js';

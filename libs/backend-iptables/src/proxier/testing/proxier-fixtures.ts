@@ -1,8 +1,7 @@
 import type { HostCapabilities, KubeProxyConfiguration, ProxyContext, TextSink } from '@kube-proxy/core';
 import { defaultConfiguration } from '@kube-proxy/core';
 import { DryRunIptables } from '../../dry-run/dry-run-iptables.js';
-import { IptablesRestoreError } from '../../iptables/errors.js';
-import type { RestoreOptions, RulePosition, Table } from '../../iptables/types.js';
+import { IptablesRestoreError, type RestoreOptions, type RulePosition, type Table } from '@kube-proxy/core';
 import type { V1EndpointSlice, V1Node, V1Service } from '../k8s-types.js';
 
 /* Test fixtures for the proxier specs (not part of the package API). */

@@ -1,4 +1,5 @@
-import { FakeCommandExecutor, nullLogger } from '@kube-proxy/core';
+import { nullLogger } from '../ports/logger.js';
+import { FakeCommandExecutor } from '../ports/testing-fakes.js';
 import { extractLines, IptablesError, IptablesRestoreError, isNotFoundError, parseRestoreErrorLine } from './errors.js';
 import { Iptables, iptablesBinaries } from './iptables-runner.js';
 

@@ -1,4 +1,4 @@
-import type { IPFamily } from '@kube-proxy/core';
+import type { IPFamily } from '../model/protocol.js';
 
 /** The iptables tables this backend touches. */
 export type Table = 'filter' | 'nat' | 'mangle';

@@ -1,4 +1,7 @@
-import type { CommandExecutor, CommandResult, IPFamily, IptablesVariant, Logger } from '@kube-proxy/core';
+import type { IptablesVariant } from '../capabilities/types.js';
+import type { IPFamily } from '../model/protocol.js';
+import type { CommandExecutor, CommandResult } from '../ports/command-executor.js';
+import type { Logger } from '../ports/logger.js';
 import { IptablesError, IptablesRestoreError, parseRestoreErrorLine } from './errors.js';
 import type { IptablesInterface, RestoreOptions, RulePosition, Table } from './types.js';
 

@@ -1,5 +1,5 @@
-import type { V1EndpointSlice, V1Node, V1Service } from './k8s-types.js';
-import type { Provider } from '@kube-proxy/core';
+import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
+import type { Provider } from '../contracts/provider.js';
 
 /**
  * Two single-family providers behind one (upstream's metaproxier.NewMetaProxier): every handler call

@@ -1,0 +1,150 @@
+import type { Clock, Logger, ServicePort } from '@kube-proxy/core';
+import { EndpointPicker, type ProxyTarget } from '../proxy/endpoint-picker.js';
+import type { ProxyPortAllocator } from '../proxy/port-allocator.js';
+import type { OpenProxySocket, ProxySocketHandle } from '../proxy/socket-handle.js';
+import type { DesiredPort } from './desired-ports.js';
+
+export interface Listener {
+  readonly picker: EndpointPicker;
+  readonly socket: ProxySocketHandle;
+}
+
+/** The proxy sockets of one service port. */
+export interface ServicePortProxy {
+  readonly key: string;
+  readonly protocol: 'TCP' | 'UDP';
+  service: ServicePort;
+  readonly internal: Listener;
+  /** A second socket for external traffic when its endpoints differ by policy; else null. */
+  external: Listener | null;
+}
+
+export interface ReconcileResult {
+  /** Service ports whose socket could not be opened this time (retried on the next sync). */
+  readonly failed: readonly string[];
+  /** Sockets to close once the capture rules no longer point at them. */
+  readonly toClose: readonly { readonly key: string; readonly protocol: 'TCP' | 'UDP'; readonly socket: ProxySocketHandle }[];
+}
+
+function isAddressInUse(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'EADDRINUSE';
+}
+
+/**
+ * The service-port → proxy-socket table of one proxier. A service port keeps its socket (and so its
+ * proxy port and the connections on it) for as long as it exists with the same protocol; only its
+ * endpoints and addresses change.
+ */
+export class SocketTable {
+  private readonly proxies = new Map<string, ServicePortProxy>();
+
+  constructor(
+    private readonly allocator: ProxyPortAllocator,
+    private readonly open: OpenProxySocket,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    /** --dry-run: sockets are only pretended, and the log says so. */
+    private readonly dryRun = false,
+  ) {}
+
+  get size(): number {
+    return this.proxies.size;
+  }
+
+  /** Current proxies, sorted by key. */
+  entries(): ServicePortProxy[] {
+    return [...this.proxies.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  get(key: string): ServicePortProxy | undefined {
+    return this.proxies.get(key);
+  }
+
+  /**
+   * Opens sockets for new service ports, updates endpoints and affinity of existing ones, and takes
+   * the removed ones out of the table (returned in `toClose`: the caller closes them after the
+   * capture rules stop pointing at them).
+   */
+  async reconcile(desired: readonly DesiredPort[]): Promise<ReconcileResult> {
+    const failed: string[] = [];
+    const toClose: { key: string; protocol: 'TCP' | 'UDP'; socket: ProxySocketHandle }[] = [];
+    const wanted = new Set<string>();
+    for (const want of desired) {
+      wanted.add(want.key);
+      const protocol = want.service.protocol as 'TCP' | 'UDP';
+      let proxy = this.proxies.get(want.key);
+      if (proxy !== undefined && proxy.protocol !== protocol) {
+        this.remove(proxy, toClose);
+        proxy = undefined;
+      }
+      const affinity = want.service.sessionAffinityClientIP ? want.service.stickyMaxAgeSeconds : 0;
+      try {
+        if (proxy === undefined) {
+          const internal = await this.openListener(want.key, protocol, want.internal, affinity);
+          proxy = { key: want.key, protocol, service: want.service, internal, external: null };
+          this.proxies.set(want.key, proxy);
+        }
+        proxy.service = want.service;
+        proxy.internal.picker.update(want.internal, affinity);
+        proxy.internal.picker.sweep();
+        if (want.external === null) {
+          if (proxy.external !== null) {
+            toClose.push({ key: want.key, protocol, socket: proxy.external.socket });
+            this.allocator.release(protocol, proxy.external.socket.port);
+            proxy.external = null;
+          }
+        } else if (proxy.external === null) {
+          proxy.external = await this.openListener(want.key, protocol, want.external, affinity);
+        } else {
+          proxy.external.picker.update(want.external, affinity);
+          proxy.external.picker.sweep();
+        }
+      } catch (err) {
+        failed.push(want.key);
+        this.logger.error('Failed to open a proxy socket for the service port; will retry', { servicePort: want.key, protocol, error: String(err) });
+      }
+    }
+    for (const proxy of [...this.proxies.values()]) if (!wanted.has(proxy.key)) this.remove(proxy, toClose);
+    return { failed, toClose };
+  }
+
+  /** Closes every socket (the proxier is stopping for good or cleaning up). */
+  closeAll(): void {
+    const toClose: { key: string; protocol: 'TCP' | 'UDP'; socket: ProxySocketHandle }[] = [];
+    for (const proxy of [...this.proxies.values()]) this.remove(proxy, toClose);
+    for (const { socket } of toClose) socket.close();
+  }
+
+  private remove(proxy: ServicePortProxy, toClose: { key: string; protocol: 'TCP' | 'UDP'; socket: ProxySocketHandle }[]): void {
+    this.proxies.delete(proxy.key);
+    for (const listener of [proxy.internal, proxy.external]) {
+      if (listener === null) continue;
+      toClose.push({ key: proxy.key, protocol: proxy.protocol, socket: listener.socket });
+      this.allocator.release(proxy.protocol, listener.socket.port);
+    }
+  }
+
+  private async openListener(key: string, protocol: 'TCP' | 'UDP', endpoints: readonly ProxyTarget[], affinity: number): Promise<Listener> {
+    const picker = new EndpointPicker(this.clock);
+    picker.update(endpoints, affinity);
+    let lastError: unknown = new Error(`no free port in --proxy-port-range ${describeRange(this.allocator)}`);
+    for (const port of this.allocator.candidates(protocol)) {
+      try {
+        const socket = await this.open(protocol, picker, port);
+        this.allocator.take(protocol, socket.port);
+        this.logger.info(this.dryRun ? 'Would open proxy port (dry run)' : 'Opened proxy port', { servicePort: key, protocol, port: socket.port });
+        return { picker, socket };
+      } catch (err) {
+        lastError = err;
+        // Another process holds this one: try the next port of the range.
+        if (port !== 0 && isAddressInUse(err)) continue;
+        throw err;
+      }
+    }
+    throw lastError;
+  }
+}
+
+function describeRange(allocator: ProxyPortAllocator): string {
+  return allocator.range ? `${allocator.range.min}-${allocator.range.max}` : '(none)';
+}

@@ -1,0 +1,135 @@
+import type { IPFamily, Protocol } from '@kube-proxy/core';
+import { joinArgs } from '@kube-proxy/core';
+
+/*
+ * The capture rules of userspace mode, in upstream's (pkg/proxy/userspace, v1.25) shapes, written as
+ * one iptables-restore payload so a sync replaces them atomically: declaring a chain in a --noflush
+ * restore flushes it, and the rules that follow are its whole new content.
+ */
+
+export const PORTALS_CONTAINER = 'KUBE-PORTALS-CONTAINER';
+export const PORTALS_HOST = 'KUBE-PORTALS-HOST';
+export const NODEPORT_CONTAINER = 'KUBE-NODEPORT-CONTAINER';
+export const NODEPORT_HOST = 'KUBE-NODEPORT-HOST';
+export const NODEPORT_NON_LOCAL = 'KUBE-NODEPORT-NON-LOCAL';
+
+/** One service port's addresses and the proxy ports that serve them. */
+export interface CapturePortal {
+  /** The service port's name (`ns/name:port`), used as the rules' comment. */
+  readonly name: string;
+  readonly protocol: Protocol;
+  /** The cluster IP ("" when the service has none of this family). */
+  readonly clusterIP: string;
+  readonly port: number;
+  readonly externalIPs: readonly string[];
+  readonly loadBalancerIPs: readonly string[];
+  /** 0 when none. */
+  readonly nodePort: number;
+  /** The proxy port serving cluster-IP traffic. */
+  readonly internalProxyPort: number;
+  /** The proxy port serving external traffic (externalIPs, LoadBalancer IPs, NodePort). */
+  readonly externalProxyPort: number;
+}
+
+export interface CaptureOptions {
+  readonly family: IPFamily;
+  /** The address the proxy sockets listen on; `0.0.0.0` / `::` means every address. */
+  readonly listenIP: string;
+  /**
+   * The node's IP: host-originated traffic is DNATed to it when the proxy listens everywhere, because
+   * REDIRECT in OUTPUT sends to loopback and replies would leave from another address. Null: the
+   * host rules are left out (and the proxier says so).
+   */
+  readonly nodeIP: string | null;
+}
+
+export interface CaptureRuleset {
+  readonly payload: string;
+  readonly natRules: number;
+  readonly filterRules: number;
+  /** True when host-originated traffic is not captured (no node IP to DNAT to). */
+  readonly hostRulesOmitted: boolean;
+}
+
+function isUnspecified(ip: string): boolean {
+  return ip === '0.0.0.0' || ip === '::';
+}
+
+function hostCIDR(ip: string, family: IPFamily): string {
+  return `${ip}/${family === 'IPv6' ? 128 : 32}`;
+}
+
+function hostPort(ip: string, port: number): string {
+  return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
+}
+
+/**
+ * Renders the userspace capture rules for `portals` (sorted by name for a stable payload). Cluster
+ * IPs and LoadBalancer IPs: a from-container rule (PREROUTING) and a from-host rule (OUTPUT).
+ * External IPs, as upstream: from containers only when the packet did not come in over a bridge
+ * port (physdev) or is addressed to this node, from the host only when addressed to this node.
+ * NodePorts: from containers and from the host on any local address, and an ACCEPT of the proxy port
+ * in filter for default-deny INPUT policies.
+ */
+export function renderCaptureRules(portals: readonly CapturePortal[], options: CaptureOptions): CaptureRuleset {
+  const { family, listenIP, nodeIP } = options;
+  const anyAddress = isUnspecified(listenIP);
+  const hostTarget = anyAddress ? nodeIP : listenIP;
+  const nat: string[] = [];
+  const filter: string[] = [];
+
+  const common = (p: CapturePortal, destIP: string | null, destPort: number): string[] => {
+    const proto = p.protocol.toLowerCase();
+    const args = ['-m', 'comment', '--comment', p.name, '-p', proto, '-m', proto, '--dport', String(destPort)];
+    if (destIP !== null) args.push('-d', hostCIDR(destIP, family));
+    return args;
+  };
+  const toContainer = (proxyPort: number): string[] =>
+    anyAddress ? ['-j', 'REDIRECT', '--to-ports', String(proxyPort)] : ['-j', 'DNAT', '--to-destination', hostPort(listenIP, proxyPort)];
+  const toHost = (proxyPort: number): string[] | null =>
+    hostTarget === null ? null : ['-j', 'DNAT', '--to-destination', hostPort(hostTarget, proxyPort)];
+  const add = (lines: string[], chain: string, args: readonly string[]): void => {
+    lines.push(`-A ${chain} ${joinArgs(args)}`);
+  };
+  const DST_LOCAL = ['-m', 'addrtype', '--dst-type', 'LOCAL'];
+  const NOT_FROM_BRIDGE = ['-m', 'physdev', '!', '--physdev-is-in'];
+
+  const sorted = [...portals].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.protocol < b.protocol ? -1 : 1));
+  for (const p of sorted) {
+    const plain = (ip: string, proxyPort: number): void => {
+      add(nat, PORTALS_CONTAINER, [...common(p, ip, p.port), ...toContainer(proxyPort)]);
+      const host = toHost(proxyPort);
+      if (host) add(nat, PORTALS_HOST, [...common(p, ip, p.port), ...host]);
+    };
+    if (p.clusterIP !== '') plain(p.clusterIP, p.internalProxyPort);
+    for (const ip of p.externalIPs) {
+      add(nat, PORTALS_CONTAINER, [...common(p, ip, p.port), ...NOT_FROM_BRIDGE, ...toContainer(p.externalProxyPort)]);
+      add(nat, PORTALS_CONTAINER, [...common(p, ip, p.port), ...DST_LOCAL, ...toContainer(p.externalProxyPort)]);
+      const host = toHost(p.externalProxyPort);
+      if (host) add(nat, PORTALS_HOST, [...common(p, ip, p.port), ...DST_LOCAL, ...host]);
+    }
+    for (const ip of p.loadBalancerIPs) plain(ip, p.externalProxyPort);
+    if (p.nodePort !== 0) {
+      add(nat, NODEPORT_CONTAINER, [...common(p, null, p.nodePort), ...toContainer(p.externalProxyPort)]);
+      const host = toHost(p.externalProxyPort);
+      if (host) add(nat, NODEPORT_HOST, [...common(p, null, p.nodePort), ...host]);
+      add(filter, NODEPORT_NON_LOCAL, [...common(p, null, p.externalProxyPort), '-m', 'state', '--state', 'NEW', '-j', 'ACCEPT']);
+    }
+  }
+
+  const payload = [
+    '*nat',
+    `:${PORTALS_CONTAINER} - [0:0]`,
+    `:${PORTALS_HOST} - [0:0]`,
+    `:${NODEPORT_CONTAINER} - [0:0]`,
+    `:${NODEPORT_HOST} - [0:0]`,
+    ...nat,
+    'COMMIT',
+    '*filter',
+    `:${NODEPORT_NON_LOCAL} - [0:0]`,
+    ...filter,
+    'COMMIT',
+    '',
+  ].join('\n');
+  return { payload, natRules: nat.length, filterRules: filter.length, hostRulesOmitted: hostTarget === null && sorted.length > 0 };
+}

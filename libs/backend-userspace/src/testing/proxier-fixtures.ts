@@ -1,0 +1,161 @@
+/* Fixtures for the userspace proxier and plugin specs (not part of the package API). */
+import type {
+  HostCapabilities,
+  IPFamily,
+  IptablesInterface,
+  KubeProxyConfiguration,
+  ProxyContext,
+  RestoreOptions,
+  RulePosition,
+  Table,
+  TextSink,
+  V1EndpointSlice,
+  V1Service,
+} from '@kube-proxy/core';
+import { defaultConfiguration, IptablesRestoreError } from '@kube-proxy/core';
+
+export const NODE = 'node-1';
+
+export const HOST: HostCapabilities = {
+  kernelRelease: '6.1.0-test',
+  ipvs: { available: false, reason: 'test' },
+  nftables: { available: false, reason: 'test' },
+  tools: {
+    iptables: { present: true, version: '1.8.9' },
+    ip6tables: { present: true, version: '1.8.9' },
+    ipset: { present: false },
+    ipvsadm: { present: false },
+    nft: { present: false },
+    conntrack: { present: true, version: '1.4.7' },
+  },
+  iptablesVariant: 'nft',
+  iptablesVariantReason: 'test host',
+  iptablesRandomFully: true,
+};
+
+export class StringSink implements TextSink {
+  text = '';
+  write(text: string): void {
+    this.text += text;
+  }
+}
+
+export function context(
+  overrides: Partial<Omit<ProxyContext, 'config'>> & { config?: Partial<KubeProxyConfiguration> } = {},
+): ProxyContext & { dryRunSink: StringSink } {
+  const { config, ...rest } = overrides;
+  const base = defaultConfiguration();
+  return {
+    config: { ...base, bindAddress: '127.0.0.1', iptables: { ...base.iptables, minSyncPeriod: '0s', syncPeriod: '1s' }, ...(config ?? {}) },
+    nodeName: NODE,
+    nodeIPs: { IPv4: '192.168.50.1' },
+    families: ['IPv4'],
+    dryRun: false,
+    dryRunSink: new StringSink(),
+    host: HOST,
+    ...rest,
+  } as ProxyContext & { dryRunSink: StringSink };
+}
+
+/** An IptablesInterface that records restores and jump rules, and can be told to fail restores. */
+export class RecordingIptables implements IptablesInterface {
+  readonly family: IPFamily = 'IPv4';
+  readonly description = 'recording';
+  readonly payloads: string[] = [];
+  readonly rules: string[] = [];
+  failRestores = 0;
+
+  async restore(payload: string, options: RestoreOptions): Promise<void> {
+    this.payloads.push(payload);
+    if (!options.noFlush) throw new Error('the userspace proxier must restore with --noflush');
+    if (this.failRestores > 0) {
+      this.failRestores--;
+      throw new IptablesRestoreError('iptables-restore: line 7 failed', 1, 'iptables-restore: line 7 failed', 7);
+    }
+  }
+  async saveTable(): Promise<string> {
+    return '';
+  }
+  async ensureChain(): Promise<boolean> {
+    return true;
+  }
+  async ensureRule(position: RulePosition, table: Table, chain: string, args: readonly string[]): Promise<boolean> {
+    const rule = `${position} ${table} ${chain} ${args.join(' ')}`;
+    const existed = this.rules.includes(rule);
+    if (!existed) this.rules.push(rule);
+    return existed;
+  }
+  // The proxier never removes rules or chains (only --cleanup does, through core's helper).
+  deleteRule(): Promise<void> {
+    return Promise.reject(new Error('unexpected deleteRule'));
+  }
+  flushChain(): Promise<void> {
+    return Promise.reject(new Error('unexpected flushChain'));
+  }
+  deleteChain(): Promise<void> {
+    return Promise.reject(new Error('unexpected deleteChain'));
+  }
+  async chainExists(): Promise<boolean> {
+    return true;
+  }
+
+  get lastPayload(): string {
+    return this.payloads[this.payloads.length - 1] ?? '';
+  }
+}
+
+export interface PortSpec {
+  readonly name: string;
+  readonly port: number;
+  readonly protocol?: 'TCP' | 'UDP' | 'SCTP';
+  readonly nodePort?: number;
+}
+
+export function service(
+  name: string,
+  clusterIP: string,
+  ports: readonly PortSpec[],
+  extra: { type?: string; externalIPs?: string[]; affinitySeconds?: number; externalTrafficPolicy?: string } = {},
+): V1Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: 'default', resourceVersion: '1' },
+    spec: {
+      type: extra.type ?? 'ClusterIP',
+      clusterIP,
+      clusterIPs: [clusterIP],
+      ports: ports.map((p) => ({ name: p.name, port: p.port, protocol: p.protocol ?? 'TCP', ...(p.nodePort ? { nodePort: p.nodePort } : {}) })),
+      ...(extra.externalIPs ? { externalIPs: extra.externalIPs } : {}),
+      ...(extra.externalTrafficPolicy ? { externalTrafficPolicy: extra.externalTrafficPolicy } : {}),
+      ...(extra.affinitySeconds
+        ? { sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: extra.affinitySeconds } } }
+        : {}),
+    },
+  } as V1Service;
+}
+
+export interface EndpointSpec {
+  readonly ip: string;
+  readonly node?: string;
+  readonly ready?: boolean;
+}
+
+/** One slice (`<svc>-<suffix>`) for `svc` with one port named `portName` (`port` on every endpoint). */
+export function slice(
+  svc: string,
+  suffix: string,
+  portName: string,
+  port: number,
+  endpoints: readonly EndpointSpec[],
+  protocol: 'TCP' | 'UDP' = 'TCP',
+): V1EndpointSlice {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: `${svc}-${suffix}`, namespace: 'default', labels: { 'kubernetes.io/service-name': svc }, resourceVersion: '1' },
+    addressType: 'IPv4',
+    ports: [{ name: portName, port, protocol }],
+    endpoints: endpoints.map((e) => ({ addresses: [e.ip], conditions: { ready: e.ready ?? true }, nodeName: e.node ?? NODE })),
+  } as V1EndpointSlice;
+}
