@@ -77,6 +77,7 @@ export function createUserspaceProvider(ports: UserspacePorts, context: ProxyCon
     const openSocket = context.dryRun
       ? dryRunSocketOpener()
       : realSocketOpener({ family, listenIP: listenAddress(context.config.bindAddress, family), udpIdleTimeoutMs, counters, logger: ports.logger });
+    ports.observers.metrics?.proxySockets(family, () => counters);
     return new UserspaceProxier({
       family,
       context,

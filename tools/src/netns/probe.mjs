@@ -231,7 +231,7 @@ async function main() {
     byPodSource: {},
     errors: {},
     timing: { totalMs: Date.now() - started, minTryMs: null, maxTryMs: null, maxErrorTryMs: {} },
-    tries: tries.map((t) => (t.error ? { error: t.error, ms: t.ms } : { pod: t.pod, source: t.source, ms: t.ms })),
+    tries: tries.map((t) => (t.error ? { error: t.error, ms: t.ms } : { pod: t.pod, source: t.source, sourcePort: t.sourcePort, ms: t.ms })),
   };
   const inc = (obj, k) => (obj[k] = (obj[k] ?? 0) + 1);
   for (const t of tries) {

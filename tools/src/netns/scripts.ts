@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export type HarnessScript = 'echo-server.mjs' | 'probe.mjs' | 'watchdog.mjs';
+export type HarnessScript = 'echo-server.mjs' | 'probe.mjs' | 'watchdog.mjs' | 'userspace-stream.mjs';
 
 /**
  * Locates a plain-Node script of this folder. They are not compiled, so when running from

@@ -95,6 +95,8 @@ export interface ProbeOptions {
 export interface ProbeTry {
   readonly pod?: string;
   readonly source?: string;
+  /** Source port the pod saw (for UDP through a proxy: identifies the proxy's per-client association). */
+  readonly sourcePort?: number;
   readonly error?: string;
   readonly ms: number;
 }

@@ -14,6 +14,8 @@ export const PROXY_MAIN_JS = fileURLToPath(new URL('../../dist/main.js', import.
 
 export interface ProxyArgsOptions {
   readonly manifestsDir: string;
+  /** `--proxy-mode`; default `iptables`. */
+  readonly mode?: string;
   readonly hostname?: string;
   readonly clusterCidr?: string;
   readonly syncPeriod?: string;
@@ -25,7 +27,7 @@ export interface ProxyArgsOptions {
 /** The command line the lead specified for the e2e runs. */
 export function proxyArgs(o: ProxyArgsOptions): string[] {
   return [
-    '--proxy-mode=iptables',
+    `--proxy-mode=${o.mode ?? 'iptables'}`,
     `--manifests=${o.manifestsDir}`,
     `--hostname-override=${o.hostname ?? 'node-1'}`,
     `--cluster-cidr=${o.clusterCidr ?? '10.244.0.0/16'}`,

@@ -28,7 +28,8 @@ export const OTHER_NODE = 'node-2';
 
 const HTTP = [{ name: 'http', port: POD_TCP_PORT }] as const;
 
-function eps(node: SimulatedNode, pods: readonly number[], nodeName = NODE_NAME): EndpointSpec[] {
+/** Endpoints for pods `pods` (1-based) of `node`, as seen on node `nodeName`. */
+export function eps(node: SimulatedNode, pods: readonly number[], nodeName = NODE_NAME): EndpointSpec[] {
   return pods.map((i) => {
     const p = node.pods[i - 1];
     if (!p) throw new Error(`no pod${i}`);

@@ -37,9 +37,9 @@ export interface DialOutcome {
 
 /**
  * Upstream's TryConnectEndpoints: pick an endpoint (sticky for the client on the first try only),
- * connect with a growing timeout, move to the next endpoint on failure. `onFailure` counts each
- * failed try. Resolves undefined when there is no endpoint or every try failed, or when
- * `cancelled()` turns true (the client went away meanwhile).
+ * connect with a growing timeout, move to an endpoint not tried yet on failure (the same one again
+ * only when all have failed). `onFailure` counts each failed try. Resolves undefined when there is
+ * no endpoint or every try failed, or when `cancelled()` turns true (the client went away meanwhile).
  */
 export async function dialWithFailover(
   picker: EndpointPicker,
@@ -50,8 +50,9 @@ export async function dialWithFailover(
   dial: (target: ProxyTarget, timeoutMs: number) => Promise<Socket> = dialTCP,
   timeouts: readonly number[] = ENDPOINT_DIAL_TIMEOUTS_MS,
 ): Promise<DialOutcome | undefined> {
+  let tried: Set<string> | undefined;
   for (let i = 0; i < timeouts.length; i++) {
-    const target = picker.next(clientIP, i > 0);
+    const target = picker.next(clientIP, i > 0, tried);
     if (target === undefined) return undefined;
     try {
       const socket = await dial(target, timeouts[i] as number);
@@ -62,6 +63,7 @@ export async function dialWithFailover(
       return { socket, target };
     } catch (err) {
       onFailure();
+      (tried ??= new Set()).add(target.key);
       logger.verbose('Dial to endpoint failed, trying the next one', { endpoint: target.key, try: i + 1, error: String(err) });
       if (cancelled()) return undefined;
     }

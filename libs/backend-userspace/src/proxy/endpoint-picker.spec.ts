@@ -83,3 +83,18 @@ describe('EndpointPicker', () => {
     expect(picker.affinityEntries).toBe(1);
   });
 });
+
+describe('EndpointPicker avoid-list (failover)', () => {
+  it('skips endpoints this connection already failed on, even when other clients moved the rotation', () => {
+    const picker = new EndpointPicker(new FakeClock());
+    picker.update([A, B, C], 0);
+    expect(picker.next('c1')).toBe(A); // c1 fails on A
+    expect(picker.next('c2')).toBe(B); // another client takes B meanwhile
+    expect(picker.next('c3')).toBe(C);
+    // c1's retry: the rotation points at A again, which c1 must not retry.
+    expect(picker.next('c1', true, new Set([A.key]))).toBe(B);
+    expect(picker.next('c1', true, new Set([A.key, B.key]))).toBe(C);
+    // Everything failed: the rotation goes on (the same endpoint may come back with a longer timeout).
+    expect(picker.next('c1', true, new Set([A.key, B.key, C.key]))).toBe(A);
+  });
+});

@@ -61,9 +61,12 @@ export class EndpointPicker {
   /**
    * The endpoint for a new connection from `clientIP`. `resetAffinity` (a retry after a failed
    * connect) ignores the client's sticky endpoint and moves on, as upstream's NextEndpoint did.
-   * Undefined when the service port has no endpoints.
+   * `avoid` (the endpoints this connection already failed on) is skipped while another endpoint
+   * remains: the rotation is shared by all connections, so without it a retry could land on the same
+   * dead endpoint again when other clients moved the index meanwhile. Undefined when the service port
+   * has no endpoints.
    */
-  next(clientIP: string, resetAffinity = false): ProxyTarget | undefined {
+  next(clientIP: string, resetAffinity = false, avoid?: ReadonlySet<string>): ProxyTarget | undefined {
     const count = this.endpoints.length;
     if (count === 0) return undefined;
     const now = this.clock.now();
@@ -74,7 +77,13 @@ export class EndpointPicker {
         return sticky.endpoint;
       }
     }
-    const endpoint = this.endpoints[this.index] as ProxyTarget;
+    let endpoint = this.endpoints[this.index] as ProxyTarget;
+    if (avoid !== undefined && avoid.size > 0) {
+      for (let i = 0; i < count && avoid.has(endpoint.key); i++) {
+        this.index = (this.index + 1) % count;
+        endpoint = this.endpoints[this.index] as ProxyTarget;
+      }
+    }
     this.index = (this.index + 1) % count;
     if (this.affinityTimeoutMs > 0) {
       const entry = this.affinity.get(clientIP);

@@ -159,6 +159,27 @@ describe('PromProxyMetrics', () => {
     expect(text).toContain('kubeproxy_sync_proxy_rules_service_changes_total 0');
   });
 
+  it('userspace mode: socket totals per family, read at scrape time', async () => {
+    const m = new PromProxyMetrics({ mode: 'userspace', defaultMetrics: false });
+    const v4 = { tcpAccepted: 5, tcpActive: 2, endpointDialFailures: 3, tcpRejected: 1, udpAssociationsOpened: 4, udpAssociationsActive: 1, udpDropped: 0 };
+    m.proxySockets('IPv4', () => v4);
+    m.proxySockets('IPv6', () => ({ ...v4, tcpAccepted: 0, tcpActive: 0 }));
+    let text = await m.registry.metrics();
+    expect(text).toContain('kubeproxy_userspace_connections_accepted_total{ip_family="IPv4"} 5');
+    expect(text).toContain('kubeproxy_userspace_connections_accepted_total{ip_family="IPv6"} 0');
+    expect(text).toContain('# TYPE kubeproxy_userspace_connections_active gauge');
+    expect(text).toContain('kubeproxy_userspace_endpoint_dial_failures_total{ip_family="IPv4"} 3');
+    expect(text).toContain('kubeproxy_userspace_udp_associations_active{ip_family="IPv4"} 1');
+    expect(text).toContain('kubeproxy_sync_proxy_rules_iptables_restore_failures_total');
+    v4.tcpAccepted = 9;
+    v4.tcpActive = 0;
+    text = await m.registry.metrics();
+    expect(text).toContain('kubeproxy_userspace_connections_accepted_total{ip_family="IPv4"} 9');
+    expect(text).toContain('kubeproxy_userspace_connections_active{ip_family="IPv4"} 0');
+    const iptables = await new PromProxyMetrics({ mode: 'iptables', defaultMetrics: false }).registry.metrics();
+    expect(iptables).not.toContain('userspace');
+  });
+
   it('adds the process metrics by default, unprefixed as upstream', async () => {
     const m = new PromProxyMetrics({ mode: 'iptables' });
     const { contentType, body } = await m.scrape();

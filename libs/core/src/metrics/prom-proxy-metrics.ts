@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric
 import type { IPFamily } from '../model/protocol.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { exponentialBuckets, linearBuckets, mergeBuckets } from './buckets.js';
-import type { IptablesTable, ProxyMetrics, SyncKind } from './proxy-metrics.js';
+import type { IptablesTable, ProxyMetrics, ProxySocketStats, SyncKind } from './proxy-metrics.js';
 
 /** Upstream's metrics subsystem: every name starts with it. */
 export const KUBE_PROXY_SUBSYSTEM = 'kubeproxy';
@@ -75,6 +75,17 @@ export class PromProxyMetrics implements ProxyMetrics {
     'Number of services with a Local traffic policy and no endpoints',
     ['ip_family', 'traffic_policy'],
   );
+  /** Userspace mode (kube-proxy-ts's own names: upstream's userspace proxier exported none). */
+  private readonly socketSources = new Map<IPFamily, () => ProxySocketStats>();
+  private readonly socketMetrics: readonly Metric[] = [
+    this.socketMetric('counter', 'userspace_connections_accepted_total', 'TCP connections accepted by userspace proxy sockets', (s) => s.tcpAccepted),
+    this.socketMetric('gauge', 'userspace_connections_active', 'TCP connections being proxied by userspace proxy sockets', (s) => s.tcpActive),
+    this.socketMetric('counter', 'userspace_connections_rejected_total', 'TCP connections reset because no endpoint could be reached', (s) => s.tcpRejected),
+    this.socketMetric('counter', 'userspace_endpoint_dial_failures_total', 'Connects to an endpoint that failed or timed out (each was retried on another endpoint or given up)', (s) => s.endpointDialFailures),
+    this.socketMetric('counter', 'userspace_udp_associations_total', 'UDP client associations opened by userspace proxy sockets', (s) => s.udpAssociationsOpened),
+    this.socketMetric('gauge', 'userspace_udp_associations_active', 'UDP client associations currently open', (s) => s.udpAssociationsActive),
+    this.socketMetric('counter', 'userspace_udp_dropped_total', 'UDP datagrams dropped by userspace proxy sockets (no endpoint, or queue full)', (s) => s.udpDropped),
+  ];
   private readonly healthzTotal = counter('proxy_healthz_total', 'Cumulative proxy healthz HTTP status', ['code']);
   private readonly livezTotal = counter('proxy_livez_total', 'Cumulative proxy livez HTTP status', ['code']);
 
@@ -106,6 +117,9 @@ export class PromProxyMetrics implements ProxyMetrics {
       );
     } else if (options.mode === 'ipvs') {
       exported.push(this.restoreFailures);
+    } else if (options.mode === 'userspace') {
+      // The capture rules are restored with iptables-restore too.
+      exported.push(this.restoreFailures, this.rulesTotal, this.rulesLast, ...this.socketMetrics);
     }
     for (const m of exported) this.registry.registerMetric(m);
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
@@ -165,12 +179,36 @@ export class PromProxyMetrics implements ProxyMetrics {
     this.rulesLast.set({ ip_family: family, table }, counts.last);
   }
 
+  proxySockets(family: IPFamily, read: () => ProxySocketStats): void {
+    this.socketSources.set(family, read);
+  }
+
   healthzResponse(code: number): void {
     this.healthzTotal.inc({ code: String(code) });
   }
 
   livezResponse(code: number): void {
     this.livezTotal.inc({ code: String(code) });
+  }
+
+  /** A metric whose value per family is read from the registered socket stats at scrape time. */
+  private socketMetric(kind: 'counter' | 'gauge', name: string, help: string, pick: (s: ProxySocketStats) => number): Metric {
+    const sources = this.socketSources;
+    const config = {
+      name: fullName(name),
+      help: alpha(help),
+      labelNames: FAMILY,
+      registers: [],
+      collect(this: Counter | Gauge): void {
+        this.reset();
+        for (const [family, read] of sources) {
+          const value = pick(read());
+          if (this instanceof Counter) this.inc({ ip_family: family }, value);
+          else this.set({ ip_family: family }, value);
+        }
+      },
+    };
+    return kind === 'counter' ? new Counter(config) : new Gauge(config);
   }
 
   private nowSeconds(): number {

@@ -4,6 +4,26 @@ export type SyncKind = 'full' | 'partial';
 export type IptablesTable = 'filter' | 'nat';
 
 /**
+ * Running totals of a userspace-mode proxier's sockets, read when metrics are scraped (so the data
+ * path only increments plain numbers).
+ */
+export interface ProxySocketStats {
+  /** TCP connections accepted from clients. */
+  readonly tcpAccepted: number;
+  /** TCP connections currently proxied. */
+  readonly tcpActive: number;
+  /** Connects to an endpoint that failed or timed out. */
+  readonly endpointDialFailures: number;
+  /** Client connections reset because no endpoint could be reached. */
+  readonly tcpRejected: number;
+  /** UDP client associations opened, and open now. */
+  readonly udpAssociationsOpened: number;
+  readonly udpAssociationsActive: number;
+  /** UDP datagrams dropped (no endpoint, or queue full while connecting). */
+  readonly udpDropped: number;
+}
+
+/**
  * The kubeproxy_* metrics a proxier reports (pkg/proxy/metrics). Backends call these; which metrics
  * are exported depends on the proxy mode, as upstream's RegisterMetrics(mode): calls for metrics the
  * mode does not export are accepted and ignored. Timestamps come from the implementation's clock.
@@ -38,6 +58,9 @@ export interface ProxyMetrics {
   iptablesRules(family: IPFamily, table: IptablesTable, counts: { readonly total: number; readonly last: number }): void;
 
   /** proxy_healthz_total{code} / proxy_livez_total{code}: one response of /healthz or /livez. */
+  /** Userspace mode: export `read()`'s totals for `family` on every scrape. */
+  proxySockets(family: IPFamily, read: () => ProxySocketStats): void;
+
   healthzResponse(code: number): void;
   livezResponse(code: number): void;
 }
