@@ -29,6 +29,7 @@ import {
 } from '@kube-proxy/tools/netns';
 import { NetnsApiServer } from './api-support/netns-api-server.js';
 import { endpointSlice, node as nodeObject, service } from './api-support/objects.js';
+import { allOk, fail, hitsAll, onlyPods } from './support/probe-assertions.js';
 import { CheckRunner } from './support/check-runner.js';
 import { INSTALL_HINT, e2ePreflight } from './support/preflight.js';
 import { PROXY_MAIN_JS, startProxy, type RunningProxy } from './support/proxy.js';
@@ -52,20 +53,6 @@ const FIRST_SYNC_TIMEOUT_MS = existsSync(PROXY_MAIN_JS) ? 30_000 : 120_000;
 const WEB = { name: 'web', ip: '10.96.0.10', port: 80 } as const;
 const LATE = { name: 'late', ip: '10.96.0.30', port: 80 } as const;
 
-function fail(msg: string): never {
-  throw new Error(msg);
-}
-function allOk(r: ProbeResult, what: string): void {
-  if (r.ok !== r.count) fail(`${what}: ${describeProbe(r)}`);
-}
-function onlyPods(r: ProbeResult, pods: readonly string[], what: string): void {
-  const extra = Object.keys(r.byPod).filter((p) => !pods.includes(p));
-  if (extra.length > 0) fail(`${what}: unexpected pods ${extra.join(',')}: ${describeProbe(r)}`);
-}
-function hitsAll(r: ProbeResult, pods: readonly string[], what: string): void {
-  const missing = pods.filter((p) => !r.byPod[p]);
-  if (missing.length > 0) fail(`${what}: ${missing.join(',')} never answered: ${describeProbe(r)}`);
-}
 
 describeNetns('API datapath: bin/kube-proxy --master against a TestApiServer inside the node namespace (iptables-nft)', () => {
   let node: SimulatedNode | undefined;

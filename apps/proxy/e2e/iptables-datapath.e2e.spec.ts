@@ -32,6 +32,7 @@ import {
   type ProbeResult,
   type SimulatedNode,
 } from '@kube-proxy/tools/netns';
+import { allOk, fail, onlyPods, onlySources, within } from './support/probe-assertions.js';
 import { CheckRunner } from './support/check-runner.js';
 import { INSTALL_HINT, e2ePreflight } from './support/preflight.js';
 import { KUBE_PROXY_BIN, PROXY_MAIN_JS, proxyArgs, runProxyOnce, startProxy, type RunningProxy } from './support/proxy.js';
@@ -58,24 +59,6 @@ const SYNC_PERIOD_MS = 2000;
  */
 const SLACK_MS = 6000;
 
-function fail(msg: string): never {
-  throw new Error(msg);
-}
-function within(r: ProbeResult, pod: string, lo: number, hi: number): void {
-  const n = r.byPod[pod] ?? 0;
-  if (n < lo || n > hi) fail(`${pod} answered ${n} times, want ${lo}..${hi}: ${describeProbe(r)}`);
-}
-function allOk(r: ProbeResult, what: string): void {
-  if (r.ok !== r.count) fail(`${what}: ${describeProbe(r)}`);
-}
-function onlyPods(r: ProbeResult, pods: readonly string[], what: string): void {
-  const extra = Object.keys(r.byPod).filter((p) => !pods.includes(p));
-  if (extra.length > 0) fail(`${what}: unexpected pods ${extra.join(',')}: ${describeProbe(r)}`);
-}
-function onlySources(r: ProbeResult, sources: readonly string[], what: string): void {
-  const extra = Object.keys(r.sources).filter((s) => !sources.includes(s));
-  if (extra.length > 0) fail(`${what}: unexpected sources ${extra.join(',')}: ${describeProbe(r)}`);
-}
 
 describeNetns.each(IPTABLES_VARIANTS)('iptables datapath through bin/kube-proxy (iptables-%s)', (variant) => {
   let node: SimulatedNode | undefined;

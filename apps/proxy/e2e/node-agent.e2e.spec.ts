@@ -29,6 +29,7 @@ import {
 } from '@kube-proxy/tools/netns';
 import { httpGet, type HttpAnswer } from './support/http-get.js';
 import { endpointSlice, service, writeManifest } from './support/manifests.js';
+import { fail } from './support/probe-assertions.js';
 import { CheckRunner } from './support/check-runner.js';
 import { INSTALL_HINT, e2ePreflight } from './support/preflight.js';
 import { PROXY_MAIN_JS, proxyArgs, startProxy, type RunningProxy } from './support/proxy.js';
@@ -54,9 +55,6 @@ const CONNTRACK_KEYS = {
 } as const;
 type CtKey = keyof typeof CONNTRACK_KEYS;
 
-function fail(msg: string): never {
-  throw new Error(msg);
-}
 
 /** The root namespace's conntrack sysctls (read only; a missing file reads as "(missing)"). */
 function rootConntrackValues(): Record<CtKey, string> {

@@ -37,6 +37,7 @@ import {
   type ProbeResult,
   type SimulatedNode,
 } from '@kube-proxy/tools/netns';
+import { allOk, fail, hitsAll, onlyPods, onlySources, within } from './support/probe-assertions.js';
 import { CheckRunner } from './support/check-runner.js';
 import { INSTALL_HINT, e2ePreflight } from './support/preflight.js';
 import { KUBE_PROXY_BIN, PROXY_MAIN_JS, proxyArgs, runProxyOnce, startProxy, type RunningProxy } from './support/proxy.js';
@@ -86,28 +87,6 @@ const CHAINS = {
 } as const;
 const USERSPACE_CHAIN_RE = /^KUBE-(PORTALS|NODEPORT)-/;
 
-function fail(msg: string): never {
-  throw new Error(msg);
-}
-function within(r: ProbeResult, pod: string, lo: number, hi: number): void {
-  const n = r.byPod[pod] ?? 0;
-  if (n < lo || n > hi) fail(`${pod} answered ${n} times, want ${lo}..${hi}: ${describeProbe(r)}`);
-}
-function allOk(r: ProbeResult, what: string): void {
-  if (r.ok !== r.count) fail(`${what}: ${describeProbe(r)}`);
-}
-function onlyPods(r: ProbeResult, pods: readonly string[], what: string): void {
-  const extra = Object.keys(r.byPod).filter((p) => !pods.includes(p));
-  if (extra.length > 0) fail(`${what}: unexpected pods ${extra.join(',')}: ${describeProbe(r)}`);
-}
-function hitsAll(r: ProbeResult, pods: readonly string[], what: string): void {
-  const missing = pods.filter((p) => !r.byPod[p]);
-  if (missing.length > 0) fail(`${what}: ${missing.join(',')} never answered: ${describeProbe(r)}`);
-}
-function onlySources(r: ProbeResult, sources: readonly string[], what: string): void {
-  const extra = Object.keys(r.sources).filter((s) => !sources.includes(s));
-  if (extra.length > 0) fail(`${what}: unexpected sources ${extra.join(',')}: ${describeProbe(r)}`);
-}
 const podName = (i: number): string => `pod${i}`;
 /** CPU pressure of the machine (stalls of the proxy process under load explain slow or timed-out tries). */
 function cpuPressure(): string {

@@ -8,11 +8,8 @@ import type {
   IPFamily,
   IptablesInterface,
   Logger,
-  ProxierHealthUpdater,
-  ProxyMetrics,
   Provider,
   ProxyContext,
-  ServiceHealthServer,
   Sysctl,
 } from '@kube-proxy/core';
 import {
@@ -23,9 +20,7 @@ import {
   Iptables,
   LOGGER,
   PROVIDER,
-  PROXIER_HEALTH_UPDATER,
-  PROXY_METRICS,
-  SERVICE_HEALTH_SERVER,
+  resolveObservers,
   SYSCTL,
 } from '@kube-proxy/core';
 import { cleanupAllIptables } from './cleanup.js';
@@ -58,22 +53,13 @@ interface Ports {
   readonly observers?: SyncObservers;
 }
 
-/** A registration the backend can do without (a host app or test that provides no agent). */
-function optional<T>(container: Container, token: symbol): T | undefined {
-  return container.isRegistered(token, true) ? container.resolve<T>(token) : undefined;
-}
-
 function resolvePorts(container: Container): Ports {
   return {
     logger: container.resolve<Logger>(LOGGER).child({ backend: 'iptables' }),
     clock: container.resolve<Clock>(CLOCK),
     executor: container.resolve<CommandExecutor>(COMMAND_EXECUTOR),
     sysctl: container.resolve<Sysctl>(SYSCTL),
-    observers: {
-      health: optional<ProxierHealthUpdater>(container, PROXIER_HEALTH_UPDATER),
-      metrics: optional<ProxyMetrics>(container, PROXY_METRICS),
-      serviceHealth: optional<ServiceHealthServer>(container, SERVICE_HEALTH_SERVER),
-    },
+    observers: resolveObservers(container),
   };
 }
 

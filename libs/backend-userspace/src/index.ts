@@ -6,7 +6,7 @@ export { userspaceBackend, userspaceBackend as default, createUserspaceProvider 
 export type { UserspacePorts } from './plugin.js';
 export * from './cleanup.js';
 export { UserspaceProxier, listenAddress } from './proxier/userspace-proxier.js';
-export type { UserspaceObservers, UserspaceProxierOptions, UserspaceSyncStats } from './proxier/userspace-proxier.js';
+export type { UserspaceProxierOptions, UserspaceSyncStats } from './proxier/userspace-proxier.js';
 export { renderCaptureRules } from './render/capture-rules.js';
 export type { CaptureOptions, CapturePortal, CaptureRuleset } from './render/capture-rules.js';
 export { EndpointPicker } from './proxy/endpoint-picker.js';

@@ -7,9 +7,7 @@ import {
   LOGGER,
   parseDuration,
   PROVIDER,
-  PROXIER_HEALTH_UPDATER,
-  PROXY_METRICS,
-  SERVICE_HEALTH_SERVER,
+  resolveObservers,
   type BackendPlugin,
   type Clock,
   type CommandExecutor,
@@ -17,15 +15,13 @@ import {
   type IPFamily,
   type IptablesInterface,
   type Logger,
-  type ProxierHealthUpdater,
+  type ProxierObservers,
   type ProxyContext,
-  type ProxyMetrics,
   type Provider,
-  type ServiceHealthServer,
 } from '@kube-proxy/core';
 import { createRequire } from 'node:module';
 import { cleanupUserspace } from './cleanup.js';
-import { UserspaceProxier, type UserspaceObservers } from './proxier/userspace-proxier.js';
+import { UserspaceProxier } from './proxier/userspace-proxier.js';
 import { newProxyCounters } from './proxy/counters.js';
 import { dryRunSocketOpener, realSocketOpener } from './proxy/open-socket.js';
 import { listenAddress } from './proxier/userspace-proxier.js';
@@ -39,13 +35,9 @@ export interface UserspacePorts {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly executor: CommandExecutor;
-  readonly observers: UserspaceObservers;
+  readonly observers: ProxierObservers;
   /** The effective user id (injected for tests); capture rules need root. */
   readonly uid?: number;
-}
-
-function optional<T>(container: Container, token: symbol): T | undefined {
-  return container.isRegistered(token, true) ? container.resolve<T>(token) : undefined;
 }
 
 /** Why capture rules cannot be installed on this host, or undefined when they can. */
@@ -110,11 +102,7 @@ export const userspaceBackend: BackendPlugin = {
       logger: container.resolve<Logger>(LOGGER).child({ backend: 'userspace' }),
       clock: container.resolve<Clock>(CLOCK),
       executor: container.resolve<CommandExecutor>(COMMAND_EXECUTOR),
-      observers: {
-        health: optional<ProxierHealthUpdater>(container, PROXIER_HEALTH_UPDATER),
-        metrics: optional<ProxyMetrics>(container, PROXY_METRICS),
-        serviceHealth: optional<ServiceHealthServer>(container, SERVICE_HEALTH_SERVER),
-      },
+      observers: resolveObservers(container),
       ...(typeof process.geteuid === 'function' ? { uid: process.geteuid() } : {}),
     };
     container.register<Provider>(PROVIDER, { useValue: createUserspaceProvider(ports, context) });

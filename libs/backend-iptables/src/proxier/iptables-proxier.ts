@@ -7,12 +7,11 @@ import type {
   IPFamily,
   LocalTrafficDetector,
   Logger,
-  Provider,
   ProxyContext,
   ServicePortMap,
   Sysctl,
 } from '@kube-proxy/core';
-import { BoundedFrequencyRunner, ProxyState, parseDuration } from '@kube-proxy/core';
+import { BoundedFrequencyRunner, ProxierBase, parseDuration } from '@kube-proxy/core';
 import { ConntrackCleaner } from '../conntrack/conntrack-cleaner.js';
 import type { InMemoryTables } from '../dry-run/in-memory-tables.js';
 import { chainsFromSave, extractLines, IptablesRestoreError, type IptablesInterface } from '@kube-proxy/core';
@@ -27,7 +26,7 @@ import {
   renderRuleset,
 } from '../render/index.js';
 import { CanaryMonitor } from './canary-monitor.js';
-import type { V1EndpointSlice, V1Node, V1Service } from './k8s-types.js';
+import type { V1Node } from './k8s-types.js';
 import { sameLocalDetector, selectLocalDetector } from './local-detector.js';
 import type { NetworkInterfaces, NodePortAddresses } from './node-port-addresses.js';
 import { parseNodePortAddresses, resolveNodePortAddresses } from './node-port-addresses.js';
@@ -140,9 +139,7 @@ function countEndpoints(serviceMap: ServicePortMap, endpointsMap: EndpointsMap):
  * iptables-restore per sync, retry and full resync after failures, canary-driven resync after a
  * flush, conntrack cleanup, and --dry-run output.
  */
-export class IptablesProxier implements Provider {
-  readonly family: IPFamily;
-  readonly state: ProxyState;
+export class IptablesProxier extends ProxierBase {
   readonly stats: IptablesProxierStats = {
     syncs: 0,
     fullSyncs: 0,
@@ -171,7 +168,6 @@ export class IptablesProxier implements Provider {
   private readonly networkInterfaces: NetworkInterfaces;
   private readonly dryRunTables: InMemoryTables | undefined;
   private readonly tagDryRunOutput: boolean;
-  private readonly observers: SyncObservers;
   private readonly runner: BoundedFrequencyRunner;
   private readonly canary: CanaryMonitor;
   private readonly conntrack: ConntrackCleaner | undefined;
@@ -201,17 +197,17 @@ export class IptablesProxier implements Provider {
 
   constructor(options: IptablesProxierOptions) {
     const { family, context } = options;
+    const logger = options.logger.child({ ipFamily: family });
+    super({ family, nodeName: context.nodeName, logger, observers: options.observers });
     const config = context.config;
-    this.family = family;
     this.context = context;
     this.iptables = options.iptables;
     this.sysctl = options.sysctl;
     this.clock = options.clock;
-    this.logger = options.logger.child({ ipFamily: family });
+    this.logger = logger;
     this.networkInterfaces = options.networkInterfaces ?? osNetworkInterfaces;
     this.dryRunTables = options.dryRunTables;
     this.tagDryRunOutput = options.tagDryRunOutput ?? false;
-    this.observers = options.observers ?? {};
     this.syncPeriodMs = parseDuration(config.iptables.syncPeriod);
     const minSyncPeriodMs = parseDuration(config.iptables.minSyncPeriod);
 
@@ -226,14 +222,6 @@ export class IptablesProxier implements Provider {
       config.iptables.localhostNodePorts && family === 'IPv4' && this.nodePortAddresses.containsIPv4Loopback;
     this.localDetector = selectLocalDetector(config, family, undefined, this.logger);
 
-    this.state = new ProxyState({
-      family,
-      nodeName: context.nodeName,
-      logger: this.logger,
-      onChange: () => {
-        if (this.state.isInitialized()) this.sync();
-      },
-    });
     this.logger.verbose('Iptables sync params', {
       minSyncPeriodMs,
       syncPeriodMs: this.syncPeriodMs,
@@ -265,19 +253,14 @@ export class IptablesProxier implements Provider {
 
   sync(): void {
     if (this.stopped) return;
-    // upstream's Sync(): a change is queued, and late if no sync programs it within the health timeout.
-    this.observers.health?.queuedUpdate(this.family);
-    this.observers.metrics?.syncQueued(this.family);
+    this.reportQueued();
     this.runner.run();
   }
 
   async syncLoop(): Promise<void> {
     if (this.stopped || this.loopStarted) return;
     this.loopStarted = true;
-    // As upstream: the family counts as updated when its loop starts, in case no sync ever succeeds,
-    // and the informers' initial lists count as the first queued change.
-    this.observers.health?.updated(this.family);
-    this.observers.metrics?.syncQueued(this.family);
+    this.reportLoopStarted();
     await this.canary.start();
     if (this.stopped) return;
     await this.runner.loop();
@@ -294,78 +277,6 @@ export class IptablesProxier implements Provider {
 
   firstSync(): Promise<void> {
     return this.first.promise;
-  }
-
-  onServiceAdd(service: V1Service): void {
-    this.state.onServiceAdd(service);
-    this.serviceChangeSeen();
-  }
-
-  onServiceUpdate(previous: V1Service, current: V1Service): void {
-    this.state.onServiceUpdate(previous, current);
-    this.serviceChangeSeen();
-  }
-
-  onServiceDelete(service: V1Service): void {
-    this.state.onServiceDelete(service);
-    this.serviceChangeSeen();
-  }
-
-  onServicesSynced(): void {
-    this.state.onServicesSynced();
-  }
-
-  onEndpointSliceAdd(slice: V1EndpointSlice): void {
-    this.state.onEndpointSliceAdd(slice);
-    this.endpointSliceChangeSeen(slice);
-  }
-
-  onEndpointSliceUpdate(previous: V1EndpointSlice, current: V1EndpointSlice): void {
-    this.state.onEndpointSliceUpdate(previous, current);
-    this.endpointSliceChangeSeen(current);
-  }
-
-  onEndpointSliceDelete(slice: V1EndpointSlice): void {
-    this.state.onEndpointSliceDelete(slice);
-    this.endpointSliceChangeSeen(slice);
-  }
-
-  onEndpointSlicesSynced(): void {
-    this.state.onEndpointSlicesSynced();
-  }
-
-  onNodeAdd(node: V1Node): void {
-    this.nodeChanged(node, false);
-    this.state.onNodeAdd(node);
-  }
-
-  onNodeUpdate(previous: V1Node, current: V1Node): void {
-    this.nodeChanged(current, false);
-    this.state.onNodeUpdate(previous, current);
-  }
-
-  onNodeDelete(node: V1Node): void {
-    this.nodeChanged(node, true);
-    this.state.onNodeDelete(node);
-  }
-
-  onNodeSynced(): void {
-    this.state.onNodeSynced();
-  }
-
-  // ---- internals ------------------------------------------------------------------------------
-
-  /** sync_proxy_rules_service_changes_*: every Service event counts, as in upstream's change tracker. */
-  private serviceChangeSeen(): void {
-    this.observers.metrics?.serviceChangeSeen();
-    this.observers.metrics?.serviceChangesPending(this.state.pendingServiceChanges());
-  }
-
-  /** sync_proxy_rules_endpoint_changes_*: only slices of this proxier's family, as upstream's tracker. */
-  private endpointSliceChangeSeen(slice: V1EndpointSlice): void {
-    if (slice?.addressType !== this.family) return;
-    this.observers.metrics?.endpointChangeSeen();
-    this.observers.metrics?.endpointChangesPending(this.state.pendingEndpointChanges());
   }
 
   /** Called by the canary monitor: resync everything (upstream's forceSyncProxyRules). */
@@ -388,7 +299,8 @@ export class IptablesProxier implements Provider {
     return this.localDetector;
   }
 
-  private nodeChanged(node: V1Node, deleted: boolean): void {
+  /** NodeCIDR local detection follows this Node's podCIDRs. */
+  protected override nodeEvent(node: V1Node, deleted: boolean): void {
     if (this.context.config.detectLocalMode !== 'NodeCIDR') return;
     if (node?.metadata?.name !== this.context.nodeName) return;
     const detector = selectLocalDetector(

@@ -1,12 +1,8 @@
-import type { AppliedChanges, IPFamily, Logger, ProxierHealthUpdater, ProxyMetrics, ServiceHealthServer } from '@kube-proxy/core';
+import type { AppliedChanges, IPFamily, Logger, ProxierObservers } from '@kube-proxy/core';
 import type { IptablesProxierStats } from './iptables-proxier.js';
 
-/** The agent's parts a proxier reports to; each one is optional (absent when the host app has none). */
-export interface SyncObservers {
-  readonly health?: ProxierHealthUpdater;
-  readonly metrics?: ProxyMetrics;
-  readonly serviceHealth?: ServiceHealthServer;
-}
+/** The agent's parts a proxier reports to (core's ProxierObservers). */
+export type SyncObservers = ProxierObservers;
 
 /**
  * What upstream's syncProxyRules publishes after a successful restore, in its order: network

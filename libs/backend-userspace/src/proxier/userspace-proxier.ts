@@ -4,16 +4,10 @@ import type {
   IPFamily,
   IptablesInterface,
   Logger,
-  ProxierHealthUpdater,
-  Provider,
+  ProxierObservers,
   ProxyContext,
-  ProxyMetrics,
-  ServiceHealthServer,
-  V1EndpointSlice,
-  V1Node,
-  V1Service,
 } from '@kube-proxy/core';
-import { BoundedFrequencyRunner, extractLines, IptablesRestoreError, parseDuration, parsePortRange, ProxyState } from '@kube-proxy/core';
+import { BoundedFrequencyRunner, extractLines, IptablesRestoreError, parseDuration, parsePortRange, ProxierBase } from '@kube-proxy/core';
 import { USERSPACE_JUMPS } from '../cleanup.js';
 import type { ProxyCounters } from '../proxy/counters.js';
 import { ProxyPortAllocator } from '../proxy/port-allocator.js';
@@ -22,13 +16,6 @@ import { renderCaptureRules, type CapturePortal, type CaptureRuleset } from '../
 import { desiredPorts } from './desired-ports.js';
 import { formatPortTable } from './port-table.js';
 import { SocketTable, type ServicePortProxy } from './socket-table.js';
-
-/** The agent's parts a proxier reports to; each one is optional. */
-export interface UserspaceObservers {
-  readonly health?: ProxierHealthUpdater;
-  readonly metrics?: ProxyMetrics;
-  readonly serviceHealth?: ServiceHealthServer;
-}
 
 export interface UserspaceProxierOptions {
   readonly family: IPFamily;
@@ -39,7 +26,7 @@ export interface UserspaceProxierOptions {
   readonly counters: ProxyCounters;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly observers?: UserspaceObservers;
+  readonly observers?: ProxierObservers;
   /** Append the family to the dry-run header (two proxiers share one sink). */
   readonly tagDryRunOutput?: boolean;
 }
@@ -64,9 +51,7 @@ const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
  * hands every socket its current endpoints, rewrites the capture chains in one iptables-restore,
  * then closes the sockets of service ports that went away.
  */
-export class UserspaceProxier implements Provider {
-  readonly family: IPFamily;
-  readonly state: ProxyState;
+export class UserspaceProxier extends ProxierBase {
   readonly stats: UserspaceSyncStats = { syncs: 0, failedSyncs: 0, restoreFailures: 0, lastSyncDurationMs: 0, natRules: 0, filterRules: 0 };
   readonly counters: ProxyCounters;
   readonly sockets: SocketTable;
@@ -75,7 +60,6 @@ export class UserspaceProxier implements Provider {
   private readonly iptables: IptablesInterface | null;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly observers: UserspaceObservers;
   private readonly runner: BoundedFrequencyRunner;
   private readonly syncPeriodMs: number;
   private readonly listenIP: string;
@@ -91,13 +75,13 @@ export class UserspaceProxier implements Provider {
 
   constructor(options: UserspaceProxierOptions) {
     const { family, context } = options;
+    const logger = options.logger.child({ ipFamily: family });
+    super({ family, nodeName: context.nodeName, logger, observers: options.observers });
     const config = context.config;
-    this.family = family;
     this.context = context;
     this.iptables = options.iptables;
     this.clock = options.clock;
-    this.logger = options.logger.child({ ipFamily: family });
-    this.observers = options.observers ?? {};
+    this.logger = logger;
     this.counters = options.counters;
     this.tagDryRunOutput = options.tagDryRunOutput ?? false;
     this.listenIP = listenAddress(config.bindAddress, family);
@@ -109,14 +93,6 @@ export class UserspaceProxier implements Provider {
     this.first.catch(() => undefined);
     const allocator = new ProxyPortAllocator(parsePortRange(config.portRange));
     this.sockets = new SocketTable(allocator, options.openSocket, this.clock, this.logger, context.dryRun);
-    this.state = new ProxyState({
-      family,
-      nodeName: context.nodeName,
-      logger: this.logger,
-      onChange: () => {
-        if (this.state.isInitialized()) this.sync();
-      },
-    });
     this.runner = new BoundedFrequencyRunner({
       name: `userspace-sync-runner-${family}`,
       fn: () => this.syncProxy(),
@@ -133,16 +109,14 @@ export class UserspaceProxier implements Provider {
 
   sync(): void {
     if (this.stopped) return;
-    this.observers.health?.queuedUpdate(this.family);
-    this.observers.metrics?.syncQueued(this.family);
+    this.reportQueued();
     this.runner.run();
   }
 
   async syncLoop(): Promise<void> {
     if (this.stopped || this.loopStarted) return;
     this.loopStarted = true;
-    this.observers.health?.updated(this.family);
-    this.observers.metrics?.syncQueued(this.family);
+    this.reportLoopStarted();
     await this.runner.loop();
   }
 
@@ -162,55 +136,7 @@ export class UserspaceProxier implements Provider {
     return this.first;
   }
 
-  onServiceAdd(service: V1Service): void {
-    this.state.onServiceAdd(service);
-    this.observers.metrics?.serviceChangeSeen();
-  }
-  onServiceUpdate(previous: V1Service, current: V1Service): void {
-    this.state.onServiceUpdate(previous, current);
-    this.observers.metrics?.serviceChangeSeen();
-  }
-  onServiceDelete(service: V1Service): void {
-    this.state.onServiceDelete(service);
-    this.observers.metrics?.serviceChangeSeen();
-  }
-  onServicesSynced(): void {
-    this.state.onServicesSynced();
-  }
-  onEndpointSliceAdd(slice: V1EndpointSlice): void {
-    this.state.onEndpointSliceAdd(slice);
-    this.endpointSliceChangeSeen(slice);
-  }
-  onEndpointSliceUpdate(previous: V1EndpointSlice, current: V1EndpointSlice): void {
-    this.state.onEndpointSliceUpdate(previous, current);
-    this.endpointSliceChangeSeen(current);
-  }
-  onEndpointSliceDelete(slice: V1EndpointSlice): void {
-    this.state.onEndpointSliceDelete(slice);
-    this.endpointSliceChangeSeen(slice);
-  }
-  onEndpointSlicesSynced(): void {
-    this.state.onEndpointSlicesSynced();
-  }
-  onNodeAdd(node: V1Node): void {
-    this.state.onNodeAdd(node);
-  }
-  onNodeUpdate(previous: V1Node, current: V1Node): void {
-    this.state.onNodeUpdate(previous, current);
-  }
-  onNodeDelete(node: V1Node): void {
-    this.state.onNodeDelete(node);
-  }
-  onNodeSynced(): void {
-    this.state.onNodeSynced();
-  }
-
   // ---- sync -----------------------------------------------------------------------------------
-
-  private endpointSliceChangeSeen(slice: V1EndpointSlice): void {
-    if (slice?.addressType !== this.family) return;
-    this.observers.metrics?.endpointChangeSeen();
-  }
 
   private async syncProxy(): Promise<void> {
     if (this.stopped) return;

@@ -1,60 +1,28 @@
 /* Fixtures for the userspace proxier and plugin specs (not part of the package API). */
 import type {
-  HostCapabilities,
   IPFamily,
   IptablesInterface,
-  KubeProxyConfiguration,
   ProxyContext,
   RestoreOptions,
   RulePosition,
+  StringSink,
   Table,
-  TextSink,
+  TestContextOverrides,
   V1EndpointSlice,
   V1Service,
 } from '@kube-proxy/core';
-import { defaultConfiguration, IptablesRestoreError } from '@kube-proxy/core';
+import { defaultConfiguration, IptablesRestoreError, testContext } from '@kube-proxy/core';
 
 export const NODE = 'node-1';
 
-export const HOST: HostCapabilities = {
-  kernelRelease: '6.1.0-test',
-  ipvs: { available: false, reason: 'test' },
-  nftables: { available: false, reason: 'test' },
-  tools: {
-    iptables: { present: true, version: '1.8.9' },
-    ip6tables: { present: true, version: '1.8.9' },
-    ipset: { present: false },
-    ipvsadm: { present: false },
-    nft: { present: false },
-    conntrack: { present: true, version: '1.4.7' },
-  },
-  iptablesVariant: 'nft',
-  iptablesVariantReason: 'test host',
-  iptablesRandomFully: true,
-};
-
-export class StringSink implements TextSink {
-  text = '';
-  write(text: string): void {
-    this.text += text;
-  }
-}
-
-export function context(
-  overrides: Partial<Omit<ProxyContext, 'config'>> & { config?: Partial<KubeProxyConfiguration> } = {},
-): ProxyContext & { dryRunSink: StringSink } {
+/** A run on TEST_HOST whose proxy sockets listen on 127.0.0.1, syncing without a minimum interval. */
+export function context(overrides: TestContextOverrides = {}): ProxyContext & { dryRunSink: StringSink } {
   const { config, ...rest } = overrides;
   const base = defaultConfiguration();
-  return {
-    config: { ...base, bindAddress: '127.0.0.1', iptables: { ...base.iptables, minSyncPeriod: '0s', syncPeriod: '1s' }, ...(config ?? {}) },
-    nodeName: NODE,
-    nodeIPs: { IPv4: '192.168.50.1' },
-    families: ['IPv4'],
-    dryRun: false,
-    dryRunSink: new StringSink(),
-    host: HOST,
+  return testContext({
     ...rest,
-  } as ProxyContext & { dryRunSink: StringSink };
+    config: { bindAddress: '127.0.0.1', iptables: { ...base.iptables, minSyncPeriod: '0s', syncPeriod: '1s' }, ...(config ?? {}) },
+  });
 }
 
 /** An IptablesInterface that records restores and jump rules, and can be told to fail restores. */

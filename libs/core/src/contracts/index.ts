@@ -3,3 +3,4 @@ export * from './provider.js';
 export * from './proxy-context.js';
 export * from './backend-plugin.js';
 export * from './fake-container.js';
+export * from './testing-context.js';

@@ -1,5 +1,5 @@
-import type { HostCapabilities, KubeProxyConfiguration, ProxyContext, TextSink } from '@kube-proxy/core';
-import { defaultConfiguration } from '@kube-proxy/core';
+import type { ProxyContext, StringSink, TestContextOverrides } from '@kube-proxy/core';
+import { TEST_HOST, testContext } from '@kube-proxy/core';
 import { DryRunIptables } from '../../dry-run/dry-run-iptables.js';
 import { IptablesRestoreError, type RestoreOptions, type RulePosition, type Table } from '@kube-proxy/core';
 import type { V1EndpointSlice, V1Node, V1Service } from '../k8s-types.js';
@@ -8,44 +8,16 @@ import type { V1EndpointSlice, V1Node, V1Service } from '../k8s-types.js';
 
 export const NODE = 'node-1';
 
-export const HOST: HostCapabilities = {
-  kernelRelease: '6.1.0-test',
-  ipvs: { available: false, reason: 'test' },
-  nftables: { available: false, reason: 'test' },
-  tools: {
-    iptables: { present: true, version: '1.8.9' },
-    ip6tables: { present: true, version: '1.8.9' },
-    ipset: { present: false },
-    ipvsadm: { present: false },
-    nft: { present: false },
-    conntrack: { present: true, version: '1.4.7' },
-  },
-  iptablesVariant: 'nft',
-  iptablesVariantReason: 'test host',
-  iptablesRandomFully: true,
-};
+export const HOST = TEST_HOST;
 
-export class StringSink implements TextSink {
-  text = '';
-  write(text: string): void {
-    this.text += text;
-  }
-}
-
-export function context(
-  overrides: Partial<Omit<ProxyContext, 'config'>> & { config?: Partial<KubeProxyConfiguration> } = {},
-): ProxyContext & { dryRunSink: StringSink } {
+export function context(overrides: TestContextOverrides = {}): ProxyContext & { dryRunSink: StringSink } {
   const { config, ...rest } = overrides;
-  return {
-    config: { ...defaultConfiguration(), clusterCIDR: '10.244.0.0/16', ...(config ?? {}) },
-    nodeName: NODE,
+  return testContext({
     nodeIPs: { IPv4: '192.168.50.1', IPv6: 'fd00:50::1' },
-    families: ['IPv4'],
     dryRun: true,
-    dryRunSink: new StringSink(),
-    host: HOST,
     ...rest,
-  } as ProxyContext & { dryRunSink: StringSink };
+    config: { clusterCIDR: '10.244.0.0/16', ...(config ?? {}) },
+  });
 }
 
 /** DryRunIptables that records what the proxier does and can be told to fail. */

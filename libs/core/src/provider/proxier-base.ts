@@ -1,0 +1,134 @@
+import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
+import type { Provider } from '../contracts/provider.js';
+import type { IPFamily } from '../model/protocol.js';
+import type { Logger } from '../ports/logger.js';
+import type { ProxierObservers } from './observers.js';
+import { ProxyState } from './proxy-state.js';
+
+export interface ProxierBaseOptions {
+  readonly family: IPFamily;
+  readonly nodeName: string;
+  readonly logger: Logger;
+  /** The node agent's health tracker and metrics, when the host app has them. */
+  readonly observers?: ProxierObservers;
+}
+
+/**
+ * The event side every single-family proxier shares: Service, EndpointSlice and Node events go into
+ * core's ProxyState (which skips malformed objects), are counted in the change metrics as upstream's
+ * change trackers count them, and ask for a sync once the initial lists have arrived. A backend
+ * extends it with its sync loop; `nodeEvent` lets it react to its own Node first.
+ */
+export abstract class ProxierBase implements Provider {
+  readonly family: IPFamily;
+  readonly state: ProxyState;
+  protected readonly observers: ProxierObservers;
+
+  protected constructor(options: ProxierBaseOptions) {
+    this.family = options.family;
+    this.observers = options.observers ?? {};
+    this.state = new ProxyState({
+      family: options.family,
+      nodeName: options.nodeName,
+      logger: options.logger,
+      onChange: () => {
+        if (this.state.isInitialized()) this.sync();
+      },
+    });
+  }
+
+  abstract sync(): void;
+  abstract syncLoop(): Promise<void>;
+  abstract stop(): void;
+  abstract firstSync(): Promise<void>;
+
+  /** Called with this proxier's Node events before ProxyState sees them (deleted: the Node went away). */
+  protected nodeEvent(_node: V1Node, _deleted: boolean): void {
+    // Most backends do not care.
+  }
+
+  onServiceAdd(service: V1Service): void {
+    this.state.onServiceAdd(service);
+    this.serviceChangeSeen();
+  }
+
+  onServiceUpdate(previous: V1Service, current: V1Service): void {
+    this.state.onServiceUpdate(previous, current);
+    this.serviceChangeSeen();
+  }
+
+  onServiceDelete(service: V1Service): void {
+    this.state.onServiceDelete(service);
+    this.serviceChangeSeen();
+  }
+
+  onServicesSynced(): void {
+    this.state.onServicesSynced();
+  }
+
+  onEndpointSliceAdd(slice: V1EndpointSlice): void {
+    this.state.onEndpointSliceAdd(slice);
+    this.endpointSliceChangeSeen(slice);
+  }
+
+  onEndpointSliceUpdate(previous: V1EndpointSlice, current: V1EndpointSlice): void {
+    this.state.onEndpointSliceUpdate(previous, current);
+    this.endpointSliceChangeSeen(current);
+  }
+
+  onEndpointSliceDelete(slice: V1EndpointSlice): void {
+    this.state.onEndpointSliceDelete(slice);
+    this.endpointSliceChangeSeen(slice);
+  }
+
+  onEndpointSlicesSynced(): void {
+    this.state.onEndpointSlicesSynced();
+  }
+
+  onNodeAdd(node: V1Node): void {
+    this.nodeEvent(node, false);
+    this.state.onNodeAdd(node);
+  }
+
+  onNodeUpdate(previous: V1Node, current: V1Node): void {
+    this.nodeEvent(current, false);
+    this.state.onNodeUpdate(previous, current);
+  }
+
+  onNodeDelete(node: V1Node): void {
+    this.nodeEvent(node, true);
+    this.state.onNodeDelete(node);
+  }
+
+  onNodeSynced(): void {
+    this.state.onNodeSynced();
+  }
+
+  /** Upstream's Sync(): a change is queued, and late (for /healthz) if no sync programs it in time. */
+  protected reportQueued(): void {
+    this.observers.health?.queuedUpdate(this.family);
+    this.observers.metrics?.syncQueued(this.family);
+  }
+
+  /**
+   * As upstream: the family counts as updated when its sync loop starts (in case no sync ever
+   * succeeds), and the informers' initial lists count as the first queued change.
+   */
+  protected reportLoopStarted(): void {
+    this.observers.health?.updated(this.family);
+    this.observers.metrics?.syncQueued(this.family);
+  }
+
+  /** sync_proxy_rules_service_changes_*: every Service event counts, as in upstream's change tracker. */
+  private serviceChangeSeen(): void {
+    this.observers.metrics?.serviceChangeSeen();
+    this.observers.metrics?.serviceChangesPending(this.state.pendingServiceChanges());
+  }
+
+  /** sync_proxy_rules_endpoint_changes_*: only slices of this proxier's family, as upstream's tracker. */
+  private endpointSliceChangeSeen(slice: V1EndpointSlice): void {
+    if (slice?.addressType !== this.family) return;
+    this.observers.metrics?.endpointChangeSeen();
+    this.observers.metrics?.endpointChangesPending(this.state.pendingEndpointChanges());
+  }
+}
