@@ -22,8 +22,11 @@ import {
 import { createRequire } from 'node:module';
 import { cleanupUserspace } from './cleanup.js';
 import { UserspaceProxier } from './proxier/userspace-proxier.js';
+import { DataPlaneClient, workerChannel } from './dataplane/client.js';
+import { allocateCounters, sharedCounters } from './dataplane/shared-counters.js';
 import { newProxyCounters } from './proxy/counters.js';
-import { dryRunSocketOpener, realSocketOpener } from './proxy/open-socket.js';
+import { proxyFdBudget } from './proxy/fd-budget.js';
+import { dryRunSocketOpener } from './proxy/open-socket.js';
 import { listenAddress } from './proxier/userspace-proxier.js';
 
 /** The tsyringe container type, as the plugin contract spells it. */
@@ -59,18 +62,29 @@ export function createUserspaceProvider(ports: UserspacePorts, context: ProxyCon
       `Capture rules are NOT installed (${captureOff}): Services are not reachable on their cluster IPs, external IPs or NodePorts, only on the proxy ports logged as "Opened proxy port"`,
     );
   }
-  const udpIdleTimeoutMs = parseDuration(context.config.udpIdleTimeout);
+  // Proxy sockets run in a worker thread (the data plane); the counters it keeps are shared memory.
+  const counterBlocks = new Map(families.map((f) => [f, allocateCounters()] as const));
+  const dataPlane = context.dryRun
+    ? undefined
+    : new DataPlaneClient(
+        () =>
+          workerChannel({
+            udpIdleTimeoutMs: parseDuration(context.config.udpIdleTimeout),
+            fdBudget: proxyFdBudget(),
+            counters: Object.fromEntries(counterBlocks),
+          }),
+        ports.logger,
+      );
   const build = (family: IPFamily): UserspaceProxier => {
-    const counters = newProxyCounters();
+    const block = counterBlocks.get(family);
+    const counters = block ? sharedCounters(block) : newProxyCounters();
     let iptables: IptablesInterface | null = null;
     if (!context.dryRun && captureOff === undefined && context.host.iptablesVariant !== undefined) {
       iptables = new Iptables({ family, variant: context.host.iptablesVariant, executor: ports.executor, logger: ports.logger });
     }
-    const openSocket = context.dryRun
-      ? dryRunSocketOpener()
-      : realSocketOpener({ family, listenIP: listenAddress(context.config.bindAddress, family), udpIdleTimeoutMs, counters, logger: ports.logger });
+    const openSocket = dataPlane ? dataPlane.opener(family, listenAddress(context.config.bindAddress, family)) : dryRunSocketOpener();
     ports.observers.metrics?.proxySockets(family, () => counters);
-    return new UserspaceProxier({
+    const proxier = new UserspaceProxier({
       family,
       context,
       iptables,
@@ -81,6 +95,8 @@ export function createUserspaceProvider(ports: UserspacePorts, context: ProxyCon
       observers: ports.observers,
       tagDryRunOutput: families.length > 1,
     });
+    dataPlane?.onLost(() => proxier.dataPlaneLost());
+    return proxier;
   };
   const [first, second] = families as [IPFamily, IPFamily | undefined];
   return second === undefined ? build(first) : new DualStackProvider(build(first), build(second));

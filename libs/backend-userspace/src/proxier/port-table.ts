@@ -14,9 +14,9 @@ export function formatPortTable(proxies: readonly ServicePortProxy[], options: P
   const rows: string[][] = [['SERVICE-PORT', 'PROTOCOL', 'PROXY-PORT', 'SERVES', 'ENDPOINTS']];
   for (const proxy of proxies) {
     const serves = proxy.external === null ? 'all' : 'cluster-ip';
-    rows.push(row(proxy, proxy.internal.socket.port, serves, proxy.internal.picker.targets.map((t) => t.key)));
+    rows.push(row(proxy, proxy.internal.port, serves, proxy.internal.endpoints.map((t) => t.key)));
     if (proxy.external !== null) {
-      rows.push(row(proxy, proxy.external.socket.port, 'external', proxy.external.picker.targets.map((t) => t.key)));
+      rows.push(row(proxy, proxy.external.port, 'external', proxy.external.endpoints.map((t) => t.key)));
     }
   }
   const widths = (rows[0] as string[]).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));

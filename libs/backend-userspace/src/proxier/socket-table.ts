@@ -1,22 +1,17 @@
-import type { Clock, Logger, ServicePort } from '@kube-proxy/core';
-import { EndpointPicker, type ProxyTarget } from '../proxy/endpoint-picker.js';
+import type { Logger, ServicePort } from '@kube-proxy/core';
+import type { ProxyTarget } from '../proxy/endpoint-picker.js';
 import type { ProxyPortAllocator } from '../proxy/port-allocator.js';
 import type { OpenProxySocket, ProxySocketHandle } from '../proxy/socket-handle.js';
 import type { DesiredPort } from './desired-ports.js';
-
-export interface Listener {
-  readonly picker: EndpointPicker;
-  readonly socket: ProxySocketHandle;
-}
 
 /** The proxy sockets of one service port. */
 export interface ServicePortProxy {
   readonly key: string;
   readonly protocol: 'TCP' | 'UDP';
   service: ServicePort;
-  readonly internal: Listener;
+  readonly internal: ProxySocketHandle;
   /** A second socket for external traffic when its endpoints differ by policy; else null. */
-  external: Listener | null;
+  external: ProxySocketHandle | null;
 }
 
 export interface ReconcileResult {
@@ -41,7 +36,6 @@ export class SocketTable {
   constructor(
     private readonly allocator: ProxyPortAllocator,
     private readonly open: OpenProxySocket,
-    private readonly clock: Clock,
     private readonly logger: Logger,
     /** --dry-run: sockets are only pretended, and the log says so. */
     private readonly dryRun = false,
@@ -85,19 +79,17 @@ export class SocketTable {
           this.proxies.set(want.key, proxy);
         }
         proxy.service = want.service;
-        proxy.internal.picker.update(want.internal, affinity);
-        proxy.internal.picker.sweep();
+        proxy.internal.update(want.internal, affinity);
         if (want.external === null) {
           if (proxy.external !== null) {
-            toClose.push({ key: want.key, protocol, socket: proxy.external.socket });
-            this.allocator.release(protocol, proxy.external.socket.port);
+            toClose.push({ key: want.key, protocol, socket: proxy.external });
+            this.allocator.release(protocol, proxy.external.port);
             proxy.external = null;
           }
         } else if (proxy.external === null) {
           proxy.external = await this.openListener(want.key, protocol, want.external, affinity);
         } else {
-          proxy.external.picker.update(want.external, affinity);
-          proxy.external.picker.sweep();
+          proxy.external.update(want.external, affinity);
         }
       } catch (err) {
         failed.push(want.key);
@@ -106,6 +98,17 @@ export class SocketTable {
     }
     for (const proxy of [...this.proxies.values()]) if (!wanted.has(proxy.key)) this.remove(proxy, toClose);
     return { failed, toClose };
+  }
+
+  /**
+   * Forgets every socket without closing it: they died with the data plane. Their ports go back to
+   * the allocator, so the next reconcile opens the same ports again where it can.
+   */
+  forgetAll(): void {
+    for (const proxy of this.proxies.values()) {
+      for (const socket of [proxy.internal, proxy.external]) if (socket !== null) this.allocator.release(proxy.protocol, socket.port);
+    }
+    this.proxies.clear();
   }
 
   /** Closes every socket (the proxier is stopping for good or cleaning up). */
@@ -117,23 +120,21 @@ export class SocketTable {
 
   private remove(proxy: ServicePortProxy, toClose: { key: string; protocol: 'TCP' | 'UDP'; socket: ProxySocketHandle }[]): void {
     this.proxies.delete(proxy.key);
-    for (const listener of [proxy.internal, proxy.external]) {
-      if (listener === null) continue;
-      toClose.push({ key: proxy.key, protocol: proxy.protocol, socket: listener.socket });
-      this.allocator.release(proxy.protocol, listener.socket.port);
+    for (const socket of [proxy.internal, proxy.external]) {
+      if (socket === null) continue;
+      toClose.push({ key: proxy.key, protocol: proxy.protocol, socket });
+      this.allocator.release(proxy.protocol, socket.port);
     }
   }
 
-  private async openListener(key: string, protocol: 'TCP' | 'UDP', endpoints: readonly ProxyTarget[], affinity: number): Promise<Listener> {
-    const picker = new EndpointPicker(this.clock);
-    picker.update(endpoints, affinity);
+  private async openListener(key: string, protocol: 'TCP' | 'UDP', endpoints: readonly ProxyTarget[], affinity: number): Promise<ProxySocketHandle> {
     let lastError: unknown = new Error(`no free port in --proxy-port-range ${describeRange(this.allocator)}`);
     for (const port of this.allocator.candidates(protocol)) {
       try {
-        const socket = await this.open(protocol, picker, port);
+        const socket = await this.open({ protocol, port, endpoints, affinitySeconds: affinity });
         this.allocator.take(protocol, socket.port);
         this.logger.info(this.dryRun ? 'Would open proxy port (dry run)' : 'Opened proxy port', { servicePort: key, protocol, port: socket.port });
-        return { picker, socket };
+        return socket;
       } catch (err) {
         lastError = err;
         // Another process holds this one: try the next port of the range.

@@ -1,6 +1,7 @@
 import { nullLogger, systemClock } from '@kube-proxy/core';
-import { dryRunSocketOpener, realSocketOpener } from '../proxy/open-socket.js';
+import { dryRunSocketOpener, localSocketOpener } from '../proxy/open-socket.js';
 import { newProxyCounters } from '../proxy/counters.js';
+import { FdBudget } from '../proxy/fd-budget.js';
 import { eventually, exchange, nameServer, type TestServer } from '../testing/loopback.js';
 import { context, RecordingIptables, service, slice } from '../testing/proxier-fixtures.js';
 import { UserspaceProxier } from './userspace-proxier.js';
@@ -27,7 +28,7 @@ describe('UserspaceProxier', () => {
       iptables,
       openSocket: ctx.dryRun
         ? dryRunSocketOpener()
-        : realSocketOpener({ family: 'IPv4', listenIP: '127.0.0.1', udpIdleTimeoutMs: 250, counters, logger: nullLogger }),
+        : localSocketOpener({ family: 'IPv4', listenIP: '127.0.0.1', udpIdleTimeoutMs: 250, counters, budget: new FdBudget(1000), clock: systemClock, logger: nullLogger }),
       counters,
       clock: systemClock,
       logger: nullLogger,
@@ -49,7 +50,7 @@ describe('UserspaceProxier', () => {
     proxier.onEndpointSlicesSynced();
     await proxier.firstSync();
 
-    const port = proxier.sockets.get('default/web:http')!.internal.socket.port;
+    const port = proxier.sockets.get('default/web:http')!.internal.port;
     expect(port).toBeGreaterThan(0);
     // Listening on one address: containers and host are DNATed to it.
     expect(iptables!.lastPayload).toContain(
@@ -78,13 +79,13 @@ describe('UserspaceProxier', () => {
     proxier.onServicesSynced();
     proxier.onEndpointSlicesSynced();
     await proxier.firstSync();
-    const port = proxier.sockets.get('default/web:http')!.internal.socket.port;
+    const port = proxier.sockets.get('default/web:http')!.internal.port;
     expect((await exchange(port)).name).toBe('a');
 
     proxier.onEndpointSliceDelete(sliceA);
     proxier.onEndpointSliceAdd(slice('web', '2', 'http', b!.target.port, [{ ip: '127.0.0.1' }]));
     await syncsAfter(proxier, 2);
-    expect(proxier.sockets.get('default/web:http')!.internal.socket.port).toBe(port);
+    expect(proxier.sockets.get('default/web:http')!.internal.port).toBe(port);
     expect((await exchange(port)).name).toBe('b');
 
     proxier.onServiceDelete(svc);
@@ -102,7 +103,7 @@ describe('UserspaceProxier', () => {
     ranged.onServicesSynced();
     ranged.onEndpointSlicesSynced();
     await ranged.firstSync();
-    const portOf = (key: string) => ranged.sockets.get(key)!.internal.socket.port;
+    const portOf = (key: string) => ranged.sockets.get(key)!.internal.port;
     expect([portOf('default/dns:dns'), portOf('default/dns:dns-tcp'), portOf('default/web:http')]).toEqual([base, base, base + 1]);
   });
 
@@ -116,7 +117,7 @@ describe('UserspaceProxier', () => {
     proxier.onServicesSynced();
     proxier.onEndpointSlicesSynced();
     expect(await eventually(() => proxier.stats.restoreFailures === 1)).toBe(true);
-    const port = proxier.sockets.get('default/web:http')!.internal.socket.port;
+    const port = proxier.sockets.get('default/web:http')!.internal.port;
     expect((await exchange(port)).name).toBe('a');
     // Retried after syncPeriod (1 s here).
     await proxier.firstSync();
@@ -136,8 +137,8 @@ describe('UserspaceProxier', () => {
     proxier.onEndpointSlicesSynced();
     await proxier.firstSync();
     const entry = proxier.sockets.get('default/shop:http')!;
-    const internal = entry.internal.socket.port;
-    const external = entry.external!.socket.port;
+    const internal = entry.internal.port;
+    const external = entry.external!.port;
     expect(external).not.toBe(internal);
     expect(iptables!.lastPayload).toContain(`--dport 30081 -j DNAT --to-destination 127.0.0.1:${external}`);
     const viaExternal = new Set<string>();

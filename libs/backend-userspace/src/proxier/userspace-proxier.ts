@@ -92,7 +92,7 @@ export class UserspaceProxier extends ProxierBase {
     });
     this.first.catch(() => undefined);
     const allocator = new ProxyPortAllocator(parsePortRange(config.portRange));
-    this.sockets = new SocketTable(allocator, options.openSocket, this.clock, this.logger, context.dryRun);
+    this.sockets = new SocketTable(allocator, options.openSocket, this.logger, context.dryRun);
     this.runner = new BoundedFrequencyRunner({
       name: `userspace-sync-runner-${family}`,
       fn: () => this.syncProxy(),
@@ -134,6 +134,13 @@ export class UserspaceProxier extends ProxierBase {
 
   firstSync(): Promise<void> {
     return this.first;
+  }
+
+  /** The data plane died with every socket: forget them and resync, which opens them again. */
+  dataPlaneLost(): void {
+    if (this.stopped) return;
+    this.sockets.forgetAll();
+    this.sync();
   }
 
   // ---- sync -----------------------------------------------------------------------------------
@@ -280,7 +287,7 @@ export class UserspaceProxier extends ProxierBase {
 
 function portalOf(proxy: ServicePortProxy): CapturePortal {
   const svc = proxy.service;
-  const internalPort = proxy.internal.socket.port;
+  const internalPort = proxy.internal.port;
   return {
     name: proxy.key,
     protocol: proxy.protocol,
@@ -290,7 +297,7 @@ function portalOf(proxy: ServicePortProxy): CapturePortal {
     loadBalancerIPs: svc.loadBalancerVIPs,
     nodePort: svc.nodePort,
     internalProxyPort: internalPort,
-    externalProxyPort: proxy.external?.socket.port ?? internalPort,
+    externalProxyPort: proxy.external?.port ?? internalPort,
   };
 }
 

@@ -1,10 +1,9 @@
-import type { Socket } from 'node:net';
 import { FakeClock, nullLogger } from '@kube-proxy/core';
-import { dialWithFailover, ENDPOINT_DIAL_TIMEOUTS_MS } from './dial.js';
+import { dialWithFailover, ENDPOINT_DIAL_TIMEOUTS_MS, type EndpointSocket } from './dial.js';
 import { EndpointPicker, type ProxyTarget } from './endpoint-picker.js';
 
 const ep = (n: number): ProxyTarget => ({ ip: `10.0.0.${n}`, port: 80, key: `10.0.0.${n}:80` });
-const fakeSocket = (target: ProxyTarget) => ({ target, destroy: () => undefined }) as unknown as Socket;
+const fakeSocket = (target: ProxyTarget) => ({ target, destroy: () => undefined }) as unknown as EndpointSocket;
 
 describe('dialWithFailover', () => {
   function run(picker: EndpointPicker, dead: ReadonlySet<string>, cancelled = () => false) {

@@ -8,10 +8,70 @@ import type { EndpointPicker, ProxyTarget } from './endpoint-picker.js';
  */
 export const ENDPOINT_DIAL_TIMEOUTS_MS: readonly number[] = [250, 500, 1000, 2000];
 
+/**
+ * Read sizes for endpoint sockets. Reads start at Node's usual 64 KiB; a connection whose reads fill
+ * the buffer (a bulk transfer) grows it up to 1 MiB, which cuts syscalls and allocations per byte
+ * several times over on a loopback-speed path; a small read brings it back down.
+ */
+export const ENDPOINT_READ_MIN = 64 * 1024;
+export const ENDPOINT_READ_MAX = 1024 * 1024;
+
+/**
+ * An endpoint socket read with `onread` (larger reads than a stream's): chunks go to `sink` once
+ * one is attached (earlier ones are held), and `sink` returning false pauses the socket.
+ */
+export interface EndpointSocket extends Socket {
+  /** `sink` gets every chunk; `flushed` says whether the last one has left the process already. */
+  attach(sink: (chunk: Buffer) => boolean, flushed: () => boolean): void;
+  flushed(): boolean;
+}
+
 /** Opens a TCP connection to `target`, failing after `timeoutMs`. */
-export function dialTCP(target: ProxyTarget, timeoutMs: number): Promise<Socket> {
+export function dialTCP(target: ProxyTarget, timeoutMs: number): Promise<EndpointSocket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: target.ip, port: target.port, allowHalfOpen: true, noDelay: true });
+    let sink: ((chunk: Buffer) => boolean) | undefined;
+    let early: Buffer[] | undefined;
+    let size = ENDPOINT_READ_MIN;
+    // A buffer whose last chunk went straight to the kernel can take the next read (only kept while
+    // reads fill it: an idle connection holds no buffer).
+    let spare: Buffer | undefined;
+    const socket = connect({
+      host: target.ip,
+      port: target.port,
+      allowHalfOpen: true,
+      noDelay: true,
+      onread: {
+        buffer: () => {
+          const buffer = spare ?? Buffer.allocUnsafe(size);
+          spare = undefined;
+          return buffer;
+        },
+        callback: (bytes: number, buffer: Uint8Array): boolean => {
+          const full = bytes === buffer.length;
+          const nextSize = full ? Math.min(buffer.length * 4, ENDPOINT_READ_MAX) : bytes < buffer.length / 4 ? ENDPOINT_READ_MIN : buffer.length;
+          const chunk = (buffer as Buffer).subarray(0, bytes);
+          let more = false;
+          if (sink !== undefined) {
+            more = sink(chunk);
+            if (full && buffer.length === nextSize && socket.flushed()) spare = buffer as Buffer;
+          } else {
+            (early ??= []).push(chunk);
+          }
+          size = nextSize;
+          return more;
+        },
+      },
+    }) as EndpointSocket;
+    socket.flushed = () => false;
+    socket.attach = (s, flushed) => {
+      sink = s;
+      socket.flushed = flushed;
+      const held = early;
+      early = undefined;
+      let more = true;
+      for (const chunk of held ?? []) more = s(chunk) && more;
+      if (more) socket.resume();
+    };
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new Error(`connect to ${target.key} timed out after ${timeoutMs} ms`));
@@ -31,7 +91,7 @@ export function dialTCP(target: ProxyTarget, timeoutMs: number): Promise<Socket>
 }
 
 export interface DialOutcome {
-  readonly socket: Socket;
+  readonly socket: EndpointSocket;
   readonly target: ProxyTarget;
 }
 
@@ -47,7 +107,7 @@ export async function dialWithFailover(
   logger: Logger,
   onFailure: () => void,
   cancelled: () => boolean,
-  dial: (target: ProxyTarget, timeoutMs: number) => Promise<Socket> = dialTCP,
+  dial: (target: ProxyTarget, timeoutMs: number) => Promise<EndpointSocket> = dialTCP,
   timeouts: readonly number[] = ENDPOINT_DIAL_TIMEOUTS_MS,
 ): Promise<DialOutcome | undefined> {
   let tried: Set<string> | undefined;

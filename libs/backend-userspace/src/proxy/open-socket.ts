@@ -1,7 +1,8 @@
-import type { IPFamily, Logger } from '@kube-proxy/core';
+import type { Clock, IPFamily, Logger } from '@kube-proxy/core';
 import type { ProxyCounters } from './counters.js';
-import type { EndpointPicker } from './endpoint-picker.js';
-import type { OpenProxySocket, ProxySocketHandle } from './socket-handle.js';
+import { EndpointPicker, type ProxyTarget } from './endpoint-picker.js';
+import type { FdBudget } from './fd-budget.js';
+import type { OpenProxySocket, OpenRequest, ProxySocketHandle } from './socket-handle.js';
 import { TcpProxySocket } from './tcp-proxy-socket.js';
 import { UdpProxySocket } from './udp-proxy-socket.js';
 
@@ -11,23 +12,39 @@ export interface SocketOptions {
   readonly listenIP: string;
   readonly udpIdleTimeoutMs: number;
   readonly counters: ProxyCounters;
+  /** Shared by every proxy socket of the process (both families). */
+  readonly budget: FdBudget;
+  readonly clock: Clock;
   readonly logger: Logger;
 }
 
-/** Opens real proxy sockets (TCP server or UDP socket) on the listen address. */
-export function realSocketOpener(options: SocketOptions): OpenProxySocket {
-  return async (protocol: 'TCP' | 'UDP', picker: EndpointPicker, port: number): Promise<ProxySocketHandle> => {
+/** Opens proxy sockets (TCP server or UDP socket) in this thread, each with its own EndpointPicker. */
+export function localSocketOpener(options: SocketOptions): OpenProxySocket {
+  return async (request: OpenRequest): Promise<ProxySocketHandle> => {
+    const picker = new EndpointPicker(options.clock);
+    picker.update(request.endpoints, request.affinitySeconds);
     const socket =
-      protocol === 'TCP'
-        ? new TcpProxySocket(picker, options.counters, options.logger)
-        : new UdpProxySocket(options.family, picker, options.udpIdleTimeoutMs, options.counters, options.logger);
+      request.protocol === 'TCP'
+        ? new TcpProxySocket(picker, options.counters, options.budget, options.logger)
+        : new UdpProxySocket(options.family, picker, options.udpIdleTimeoutMs, options.counters, options.budget, options.logger);
+    let port: number;
     try {
-      await socket.listen(options.listenIP, port);
+      port = await socket.listen(options.listenIP, request.port);
     } catch (err) {
       socket.close();
       throw err;
     }
-    return socket;
+    return {
+      port,
+      get endpoints() {
+        return picker.targets;
+      },
+      update(endpoints: readonly ProxyTarget[], affinitySeconds: number): void {
+        picker.update(endpoints, affinitySeconds);
+        picker.sweep();
+      },
+      close: () => socket.close(),
+    };
   };
 }
 
@@ -41,8 +58,17 @@ export const KERNEL_EPHEMERAL_PORTS = { min: 32768, max: 60999 } as const;
  */
 export function dryRunSocketOpener(): OpenProxySocket {
   let next: number = KERNEL_EPHEMERAL_PORTS.min;
-  return async (_protocol: 'TCP' | 'UDP', _picker: EndpointPicker, port: number): Promise<ProxySocketHandle> => {
-    const chosen = port !== 0 ? port : next++;
-    return { port: chosen, close: () => undefined };
+  return async (request: OpenRequest): Promise<ProxySocketHandle> => {
+    let endpoints = request.endpoints;
+    return {
+      port: request.port !== 0 ? request.port : next++,
+      get endpoints() {
+        return endpoints;
+      },
+      update(updated: readonly ProxyTarget[]): void {
+        endpoints = updated;
+      },
+      close: () => undefined,
+    };
   };
 }

@@ -1,11 +1,27 @@
-import type { EndpointPicker } from './endpoint-picker.js';
+import type { ProxyTarget } from './endpoint-picker.js';
 
-/** An open proxy socket, as the proxier sees it. */
+/**
+ * An open proxy socket, as the proxier sees it: in this thread (tests), in the data-plane worker, or
+ * pretended (--dry-run).
+ */
 export interface ProxySocketHandle {
   readonly port: number;
+  /** The endpoints new connections go to, in round-robin order. */
+  readonly endpoints: readonly ProxyTarget[];
+  /** New endpoints and affinity timeout (0: none); also drops expired affinity entries. */
+  update(endpoints: readonly ProxyTarget[], affinitySeconds: number): void;
   /** Stops accepting/receiving; TCP connections already established carry on. */
   close(): void;
 }
 
-/** Opens a proxy socket for `protocol` on `port` (0: kernel's choice) serving `picker`'s endpoints. */
-export type OpenProxySocket = (protocol: 'TCP' | 'UDP', picker: EndpointPicker, port: number) => Promise<ProxySocketHandle>;
+/** What a proxy socket is opened with. */
+export interface OpenRequest {
+  readonly protocol: 'TCP' | 'UDP';
+  /** 0: the kernel picks. */
+  readonly port: number;
+  readonly endpoints: readonly ProxyTarget[];
+  readonly affinitySeconds: number;
+}
+
+/** Opens a proxy socket; rejects with the bind error (its `code`, e.g. EADDRINUSE, is kept). */
+export type OpenProxySocket = (request: OpenRequest) => Promise<ProxySocketHandle>;

@@ -1,8 +1,9 @@
 import { connect } from 'node:net';
 import { nullLogger, systemClock } from '@kube-proxy/core';
-import { eventually, exchange, nameServer, refusedTarget, type TestServer } from '../testing/loopback.js';
+import { eventually, exchange, nameServer, refusedTarget, sourceServer, type TestServer } from '../testing/loopback.js';
 import { newProxyCounters } from './counters.js';
 import { EndpointPicker } from './endpoint-picker.js';
+import { FdBudget } from './fd-budget.js';
 import { TcpProxySocket } from './tcp-proxy-socket.js';
 
 /** Real sockets on loopback: the proxy between a client and endpoint servers. */
@@ -18,14 +19,14 @@ describe('TcpProxySocket', () => {
     return list;
   }
 
-  async function proxyTo(targets: readonly TestServer['target'][], affinitySeconds = 0) {
+  async function proxyTo(targets: readonly TestServer['target'][], affinitySeconds = 0, budget = new FdBudget(1000)) {
     const picker = new EndpointPicker(systemClock);
     picker.update(targets, affinitySeconds);
     const counters = newProxyCounters();
-    const proxy = new TcpProxySocket(picker, counters, nullLogger);
+    const proxy = new TcpProxySocket(picker, counters, budget, nullLogger);
     const port = await proxy.listen('127.0.0.1', 0);
     cleanups.push(() => proxy.close());
-    return { picker, counters, proxy, port };
+    return { picker, counters, proxy, port, budget };
   }
 
   it('spreads new connections round robin over the endpoints', async () => {
@@ -121,6 +122,25 @@ describe('TcpProxySocket', () => {
     expect(text).toBe(`slow\nbytes=${total}\n`);
   });
 
+  it('backpressure the other way: a client that does not read stops the proxy reading from the endpoint', async () => {
+    const total = 64 * 1024 * 1024;
+    const source = await sourceServer(total);
+    cleanups.push(() => source.close());
+    const { port } = await proxyTo([source.target]);
+    const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+    cleanups.push(() => void socket.destroy());
+    socket.pause();
+    await new Promise((r) => setTimeout(r, 500));
+    // The endpoint could hand over only what kernel buffers and the proxy's read buffers hold.
+    expect(source.sent()).toBeLessThan(total / 2);
+    let received = 0;
+    socket.on('data', (c: Buffer) => (received += c.length));
+    const ended = new Promise((r) => socket.once('end', r));
+    socket.resume();
+    await ended;
+    expect(received).toBe(total);
+  });
+
   it('close() stops new connections; established ones carry on', async () => {
     const [a] = await servers('a');
     const { port, proxy } = await proxyTo([a!.target]);
@@ -134,5 +154,26 @@ describe('TcpProxySocket', () => {
     socket.end('after close');
     await ended;
     expect(text).toBe('a\nbytes=11\n');
+  });
+
+  it('resets new connections past the descriptor budget and returns descriptors as connections end', async () => {
+    const [a] = await servers('a');
+    const { port, counters, budget } = await proxyTo([a!.target], 0, new FdBudget(2));
+    const held = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+    let text = '';
+    held.on('data', (c: Buffer) => (text += c.toString()));
+    const ended = new Promise((r) => held.once('end', r));
+    expect(await eventually(() => text === 'a\n')).toBe(true);
+    expect(budget.inUse).toBe(2);
+    await expect(exchange(port)).rejects.toThrow(/ECONNRESET/);
+    expect(counters.tcpRejected).toBe(1);
+    held.end();
+    await ended;
+    expect(await eventually(() => budget.inUse === 0)).toBe(true);
+    expect((await exchange(port)).name).toBe('a');
+    // Refused dials give their descriptors back too.
+    const { port: deadPort, budget: deadBudget } = await proxyTo([await refusedTarget()], 0, new FdBudget(2));
+    await expect(exchange(deadPort)).rejects.toThrow(/ECONNRESET/);
+    expect(deadBudget.inUse).toBe(0);
   });
 });

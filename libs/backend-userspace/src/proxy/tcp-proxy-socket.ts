@@ -1,8 +1,9 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from '@kube-proxy/core';
 import type { ProxyCounters } from './counters.js';
-import { dialWithFailover } from './dial.js';
+import { dialWithFailover, type EndpointSocket } from './dial.js';
 import type { EndpointPicker } from './endpoint-picker.js';
+import type { FdBudget } from './fd-budget.js';
 import { listenOn } from './listen.js';
 
 /**
@@ -21,6 +22,7 @@ export class TcpProxySocket {
   constructor(
     private readonly picker: EndpointPicker,
     private readonly counters: ProxyCounters,
+    private readonly budget: FdBudget,
     private readonly logger: Logger,
   ) {
     // pauseOnConnect: nothing is read from the client before its endpoint is connected.
@@ -49,6 +51,16 @@ export class TcpProxySocket {
 
   private async accept(client: Socket): Promise<void> {
     this.counters.tcpAccepted++;
+    // Two descriptors for the life of the connection: the client's and the endpoint's.
+    if (!this.budget.tryAcquire(2)) {
+      this.counters.tcpRejected++;
+      if (this.counters.tcpRejected % 1000 === 1) {
+        this.logger.warn('Out of file descriptors for proxied connections, resetting new ones', { inUse: this.budget.inUse, limit: this.budget.limit });
+      }
+      client.on('error', () => undefined);
+      client.resetAndDestroy();
+      return;
+    }
     let clientGone = false;
     const onEarlyClose = (): void => {
       clientGone = true;
@@ -65,6 +77,7 @@ export class TcpProxySocket {
     );
     client.removeListener('close', onEarlyClose);
     if (outcome === undefined) {
+      this.budget.release(2);
       if (!clientGone) {
         this.counters.tcpRejected++;
         this.logger.verbose('No endpoint reachable for client, closing it', { client: clientIP, endpoints: this.picker.size });
@@ -73,16 +86,18 @@ export class TcpProxySocket {
       }
       return;
     }
-    splice(client, outcome.socket, this.counters);
+    splice(client, outcome.socket, this.counters, this.budget);
   }
 }
 
 /** Connects two sockets both ways; either side failing takes the other down. */
-function splice(client: Socket, backend: Socket, counters: ProxyCounters): void {
+function splice(client: Socket, backend: EndpointSocket, counters: ProxyCounters, budget: FdBudget): void {
   counters.tcpActive++;
   let open = 2;
   const closed = (): void => {
-    if (--open === 0) counters.tcpActive--;
+    if (--open > 0) return;
+    counters.tcpActive--;
+    budget.release(2);
   };
   client.removeAllListeners('error');
   client.on('error', () => backend.destroy());
@@ -97,6 +112,13 @@ function splice(client: Socket, backend: Socket, counters: ProxyCounters): void 
     if (hadError || !backend.readableEnded) client.destroy();
   });
   client.pipe(backend);
-  backend.pipe(client);
+  // Endpoint → client: large onread chunks written as they come; a full client pauses the endpoint
+  // until it drains (the same backpressure pipe() gives the other direction).
+  client.on('drain', () => backend.resume());
+  backend.on('end', () => client.end());
+  backend.attach(
+    (chunk) => client.write(chunk),
+    () => client.writableLength === 0,
+  );
   client.resume();
 }

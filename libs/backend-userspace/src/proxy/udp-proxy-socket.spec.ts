@@ -2,6 +2,7 @@ import { nullLogger, systemClock } from '@kube-proxy/core';
 import { eventually, udpClient, udpNameServer } from '../testing/loopback.js';
 import { newProxyCounters } from './counters.js';
 import { EndpointPicker } from './endpoint-picker.js';
+import { FdBudget } from './fd-budget.js';
 import { UdpProxySocket } from './udp-proxy-socket.js';
 
 describe('UdpProxySocket', () => {
@@ -10,13 +11,13 @@ describe('UdpProxySocket', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  async function setup(names: string[], idleTimeoutMs: number, affinitySeconds = 0) {
+  async function setup(names: string[], idleTimeoutMs: number, affinitySeconds = 0, budget = new FdBudget(1000)) {
     const servers = await Promise.all(names.map((n) => udpNameServer(n)));
     for (const s of servers) cleanups.push(() => s.close());
     const picker = new EndpointPicker(systemClock);
     picker.update(servers.map((s) => s.target), affinitySeconds);
     const counters = newProxyCounters();
-    const proxy = new UdpProxySocket('IPv4', picker, idleTimeoutMs, counters, nullLogger);
+    const proxy = new UdpProxySocket('IPv4', picker, idleTimeoutMs, counters, budget, nullLogger);
     const port = await proxy.listen('127.0.0.1', 0);
     cleanups.push(() => proxy.close());
     const client = async () => {
@@ -83,5 +84,18 @@ describe('UdpProxySocket', () => {
     proxy.close();
     expect(counters.udpAssociationsActive).toBe(0);
     await expect(c.ask('y', 300)).rejects.toThrow();
+  });
+
+  it('drops datagrams of new clients once the descriptor budget is used up, and takes them again after an idle-out', async () => {
+    const budget = new FdBudget(1);
+    const { client, counters, proxy } = await setup(['a'], 200, 0, budget);
+    const first = await client();
+    const second = await client();
+    expect(await first.ask('1')).toBe('a:1');
+    await expect(second.ask('2', 300)).rejects.toThrow(/no UDP reply/);
+    expect(counters.udpDropped).toBe(1);
+    expect(await eventually(() => proxy.associationCount === 0, 2000)).toBe(true);
+    expect(budget.inUse).toBe(0);
+    expect(await second.ask('3')).toBe('a:3');
   });
 });

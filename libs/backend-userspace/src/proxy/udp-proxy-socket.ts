@@ -2,6 +2,7 @@ import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import type { IPFamily, Logger } from '@kube-proxy/core';
 import type { ProxyCounters } from './counters.js';
 import type { EndpointPicker, ProxyTarget } from './endpoint-picker.js';
+import type { FdBudget } from './fd-budget.js';
 import { bindUdp } from './listen.js';
 
 /** Datagrams held per association while its endpoint socket is still connecting. */
@@ -37,6 +38,7 @@ export class UdpProxySocket {
     private readonly picker: EndpointPicker,
     private readonly idleTimeoutMs: number,
     private readonly counters: ProxyCounters,
+    private readonly budget: FdBudget,
     private readonly logger: Logger,
   ) {
     // ipv6Only: the IPv6 proxier's "::" socket must not also take the IPv4 port of the same number.
@@ -92,6 +94,8 @@ export class UdpProxySocket {
   private associate(key: string, client: RemoteInfo): Association | undefined {
     const target = this.picker.next(client.address);
     if (target === undefined) return undefined;
+    // One descriptor per association; past the budget the datagram is dropped (UDP may lose it anyway).
+    if (!this.budget.tryAcquire(1)) return undefined;
     const socket = createSocket({ type: this.family === 'IPv6' ? 'udp6' : 'udp4' });
     const timer = setTimeout(() => this.drop(key), this.idleTimeoutMs).unref();
     const assoc: Association = { socket, target, timer, pending: [] };
@@ -121,6 +125,7 @@ export class UdpProxySocket {
     if (assoc === undefined) return;
     this.associations.delete(key);
     this.counters.udpAssociationsActive--;
+    this.budget.release(1);
     clearTimeout(assoc.timer);
     try {
       assoc.socket.close();

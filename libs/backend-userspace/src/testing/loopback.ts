@@ -161,3 +161,34 @@ export async function eventually(check: () => boolean, timeoutMs = 3000): Promis
   }
   return check();
 }
+
+/**
+ * An endpoint that streams `bytes` bytes to each client in 64 KiB writes, honouring backpressure,
+ * then ends. `sent()` counts bytes whose write completed (handed to the kernel).
+ */
+export async function sourceServer(bytes: number): Promise<TestServer & { sent(): number }> {
+  const sockets = new Set<Socket>();
+  let sent = 0;
+  const chunk = Buffer.alloc(64 * 1024, 5);
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let left = bytes;
+    const pump = (): void => {
+      while (left > 0) {
+        const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
+        left -= piece.length;
+        const more = socket.write(piece, () => (sent += piece.length));
+        if (!more) {
+          socket.once('drain', pump);
+          return;
+        }
+      }
+      socket.end();
+    };
+    pump();
+  });
+  const port = await listen(server);
+  return { target: targetOf(port), close: closer(server, sockets), sent: () => sent };
+}

@@ -1,4 +1,4 @@
-import { ExecaCommandExecutor } from './execa-executor.js';
+import { ExecaCommandExecutor, spawnFdHeadroom } from './execa-executor.js';
 
 // The executor is the one place that really spawns processes; these tests use /bin/sh and /bin/echo.
 describe('ExecaCommandExecutor', () => {
@@ -53,5 +53,15 @@ describe('ExecaCommandExecutor', () => {
     const r = await exec.run('/bin/sh', ['-c', 'kill -9 $$']);
     expect(r.exitCode).toBeNull();
     expect(r.spawnError).toBeUndefined();
+  });
+
+  it('refuses to spawn, without crashing, when the process is out of file descriptors', async () => {
+    const starved = new ExecaCommandExecutor(() => 'EMFILE');
+    const r = await starved.run('/bin/sh', ['-c', 'exit 0']);
+    expect(r).toEqual({ exitCode: null, stdout: '', stderr: '', spawnError: 'spawn /bin/sh EMFILE: not enough free file descriptors to start it' });
+  });
+
+  it('finds headroom in a normal process', () => {
+    expect(spawnFdHeadroom()).toBeUndefined();
   });
 });

@@ -1,5 +1,26 @@
+import { closeSync, openSync } from 'node:fs';
 import { execa } from 'execa';
 import type { CommandExecutor, CommandOptions, CommandResult } from './command-executor.js';
+
+/** File descriptors a spawn needs: three pipes (two ends each) and one for the exec error channel. */
+const SPAWN_FDS = 8;
+
+/**
+ * Opens and closes SPAWN_FDS descriptors; returns the error code (EMFILE, ENFILE) when the process or
+ * the system is out of them. Synchronous on purpose: nothing else in this thread can take a
+ * descriptor between this check and the synchronous spawn that follows it.
+ */
+export function spawnFdHeadroom(): string | undefined {
+  const opened: number[] = [];
+  try {
+    for (let i = 0; i < SPAWN_FDS; i++) opened.push(openSync('/dev/null', 'r'));
+    return undefined;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? String(err);
+  } finally {
+    for (const fd of opened) closeSync(fd);
+  }
+}
 
 /**
  * Runs tools with execa 9: an argument array and never a shell (nothing from the API server can
@@ -8,7 +29,16 @@ import type { CommandExecutor, CommandOptions, CommandResult } from './command-e
  * back as `spawnError` with a null exit code, which capability detection reads as "not installed".
  */
 export class ExecaCommandExecutor implements CommandExecutor {
+  constructor(private readonly fdHeadroom: () => string | undefined = spawnFdHeadroom) {}
+
   async run(command: string, args: readonly string[], options: CommandOptions = {}): Promise<CommandResult> {
+    // execa 9 cannot survive a spawn that fails for lack of descriptors: it throws while wrapping the
+    // child and leaves the child's 'error' event unhandled, which kills the process. A node proxying
+    // thousands of connections can get there; it must fail this one command, not go down.
+    const outOfFds = this.fdHeadroom();
+    if (outOfFds !== undefined) {
+      return { exitCode: null, stdout: '', stderr: '', spawnError: `spawn ${command} ${outOfFds}: not enough free file descriptors to start it` };
+    }
     const result = await execa(command, [...args], {
       reject: false,
       stripFinalNewline: false,
