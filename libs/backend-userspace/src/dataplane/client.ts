@@ -99,19 +99,27 @@ export class DataPlaneClient {
     return new Promise<number>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       channel.postMessage({ op: 'open', id, family, protocol: request.protocol, host, port: request.port, endpoints: request.endpoints, affinitySeconds: request.affinitySeconds });
-    }).then((port) => this.handle(channel, id, port, request.endpoints));
+    }).then((port) => this.handle(channel, id, port, request.endpoints, request.affinitySeconds));
   }
 
-  private handle(channel: DataPlaneChannel, id: number, port: number, initial: readonly ProxyTarget[]): ProxySocketHandle {
+  private handle(channel: DataPlaneChannel, id: number, port: number, initial: readonly ProxyTarget[], initialAffinity: number): ProxySocketHandle {
     let endpoints = initial;
+    let affinity = initialAffinity;
     let closed = false;
     return {
       port,
       get endpoints() {
         return endpoints;
       },
+      get affinitySeconds() {
+        return affinity;
+      },
       update: (updated: readonly ProxyTarget[], affinitySeconds: number): void => {
+        // Every sync updates every socket; only changes cross the thread boundary (10,000 services
+        // must not mean 10,000 messages per sync).
+        if (affinitySeconds === affinity && sameTargets(endpoints, updated)) return;
         endpoints = updated;
+        affinity = affinitySeconds;
         if (this.channel === channel) channel.postMessage({ op: 'update', id, endpoints: updated, affinitySeconds });
       },
       close: (): void => {
@@ -144,4 +152,11 @@ export class DataPlaneClient {
     for (const p of this.pending.values()) p.reject(new Error(reason));
     this.pending.clear();
   }
+}
+
+function sameTargets(a: readonly ProxyTarget[], b: readonly ProxyTarget[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if ((a[i] as ProxyTarget).key !== (b[i] as ProxyTarget).key) return false;
+  return true;
 }

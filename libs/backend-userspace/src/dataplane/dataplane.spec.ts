@@ -21,8 +21,12 @@ describe('data plane client ↔ host', () => {
     let lost: ((reason: string) => void) | undefined;
     const host = new DataPlaneHost({ postMessage: (m: FromDataPlane) => port2.postMessage(m) }, { udpIdleTimeoutMs: 250, fdBudget: 1000, counters: { IPv4: block } });
     port2.on('message', (m: ToDataPlane) => host.handle(m));
+    const sent: ToDataPlane[] = [];
     const channel: DataPlaneChannel = {
-      postMessage: (m) => port1.postMessage(m),
+      postMessage: (m) => {
+        sent.push(m);
+        port1.postMessage(m);
+      },
       on: (_e, listener) => (port1 as MessagePort).on('message', listener),
       onLost: (listener) => {
         lost = listener;
@@ -36,7 +40,7 @@ describe('data plane client ↔ host', () => {
       port1.close();
       port2.close();
     });
-    return { client, logger, counters: sharedCounters(block), loseIt: (reason: string) => lost?.(reason) };
+    return { client, logger, sent, counters: sharedCounters(block), loseIt: (reason: string) => lost?.(reason) };
   }
 
   async function servers(...names: string[]): Promise<TestServer[]> {
@@ -60,6 +64,22 @@ describe('data plane client ↔ host', () => {
     socket.close();
     await new Promise((r) => setTimeout(r, 50));
     await expect(exchange(socket.port)).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('sends an update across only when endpoints or affinity change (every sync updates every socket)', async () => {
+    const [a, b] = await servers('a', 'b');
+    const { client, sent } = connect();
+    const socket = await client.opener('IPv4', '127.0.0.1')({ protocol: 'TCP', port: 0, endpoints: [a!.target], affinitySeconds: 0 });
+    const updates = () => sent.filter((m) => m.op === 'update').length;
+    socket.update([{ ...a!.target }], 0);
+    socket.update([a!.target], 0);
+    expect(updates()).toBe(0);
+    socket.update([a!.target, b!.target], 0);
+    expect(updates()).toBe(1);
+    socket.update([a!.target, b!.target], 30);
+    expect(updates()).toBe(2);
+    expect(socket.affinitySeconds).toBe(30);
+    socket.close();
   });
 
   it('passes bind errors back with their code (the allocator moves on when a port is busy)', async () => {

@@ -12,6 +12,9 @@ import { sharedCounters } from './shared-counters.js';
  * control plane and its libraries spent 3-4x the CPU per GB; see the README's performance notes).
  */
 
+/** How often the data plane drops expired ClientIP affinity entries. */
+export const AFFINITY_SWEEP_MS = 60_000;
+
 export interface MessageSink {
   postMessage(message: FromDataPlane): void;
 }
@@ -27,6 +30,7 @@ export class DataPlaneHost {
   private readonly budget: FdBudget;
   private readonly counters = new Map<IPFamily, ProxyCounters>();
   private readonly logger: Logger;
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly sink: MessageSink,
@@ -34,6 +38,13 @@ export class DataPlaneHost {
   ) {
     this.budget = new FdBudget(config.fdBudget);
     this.logger = messageLogger(sink, {});
+    // Updates only arrive when endpoints change, so expired affinity entries are swept here.
+    this.sweeper = setInterval(() => this.sweep(), AFFINITY_SWEEP_MS).unref();
+  }
+
+  /** Drops expired ClientIP affinity entries of every socket (same endpoints, same timeout). */
+  sweep(): void {
+    for (const socket of this.sockets.values()) socket.update(socket.endpoints, socket.affinitySeconds);
   }
 
   handle(message: ToDataPlane): void {
@@ -55,6 +66,7 @@ export class DataPlaneHost {
 
   /** Closes every socket (the worker is being shut down). */
   closeAll(): void {
+    clearInterval(this.sweeper);
     for (const socket of this.sockets.values()) socket.close();
     this.sockets.clear();
   }

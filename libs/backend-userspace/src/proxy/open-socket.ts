@@ -34,12 +34,17 @@ export function localSocketOpener(options: SocketOptions): OpenProxySocket {
       socket.close();
       throw err;
     }
+    let affinity = request.affinitySeconds;
     return {
       port,
       get endpoints() {
         return picker.targets;
       },
+      get affinitySeconds() {
+        return affinity;
+      },
       update(endpoints: readonly ProxyTarget[], affinitySeconds: number): void {
+        affinity = affinitySeconds;
         picker.update(endpoints, affinitySeconds);
         picker.sweep();
       },
@@ -60,13 +65,18 @@ export function dryRunSocketOpener(): OpenProxySocket {
   let next: number = KERNEL_EPHEMERAL_PORTS.min;
   return async (request: OpenRequest): Promise<ProxySocketHandle> => {
     let endpoints = request.endpoints;
+    let affinity = request.affinitySeconds;
     return {
       port: request.port !== 0 ? request.port : next++,
       get endpoints() {
         return endpoints;
       },
-      update(updated: readonly ProxyTarget[]): void {
+      get affinitySeconds() {
+        return affinity;
+      },
+      update(updated: readonly ProxyTarget[], affinitySeconds: number): void {
         endpoints = updated;
+        affinity = affinitySeconds;
       },
       close: () => undefined,
     };

@@ -8,6 +8,8 @@ export interface ProxySocketHandle {
   readonly port: number;
   /** The endpoints new connections go to, in round-robin order. */
   readonly endpoints: readonly ProxyTarget[];
+  /** ClientIP affinity timeout in seconds (0: none). */
+  readonly affinitySeconds: number;
   /** New endpoints and affinity timeout (0: none); also drops expired affinity entries. */
   update(endpoints: readonly ProxyTarget[], affinitySeconds: number): void;
   /** Stops accepting/receiving; TCP connections already established carry on. */
