@@ -29,7 +29,7 @@ import {
 } from '@kube-proxy/tools/netns';
 import { NetnsApiServer } from './api-support/netns-api-server.js';
 import { endpointSlice, node as nodeObject, service } from './api-support/objects.js';
-import { allOk, fail, hitsAll, onlyPods } from './support/probe-assertions.js';
+import { allOk, fail, hitsAll, onlyPods, pollProbe } from './support/probe-assertions.js';
 import { CheckRunner } from './support/check-runner.js';
 import { INSTALL_HINT, e2ePreflight } from './support/preflight.js';
 import { PROXY_MAIN_JS, startProxy, type RunningProxy } from './support/proxy.js';
@@ -96,17 +96,7 @@ describeNetns('API datapath: bin/kube-proxy --master against a TestApiServer ins
     timeoutMs: number,
     count = 4,
   ): Promise<void> {
-    let last: ProbeResult | undefined;
-    let polls = 0;
-    await waitFor(
-      what,
-      async () => {
-        polls++;
-        last = await p({ host: target.ip, port: target.port, count, timeoutMs: 300, stopAfterErrors: 1 });
-        return done(last) ? last : undefined;
-      },
-      { timeoutMs, intervalMs: 100 },
-    ).catch((e: Error) => fail(`${e.message} (${polls} polls); last: ${last ? describeProbe(last) : '-'}`));
+    await pollProbe(what, () => p({ host: target.ip, port: target.port, count, timeoutMs: 300, stopAfterErrors: 1 }), done, timeoutMs);
   }
 
   beforeAll(() => runner.setup(setup), 90_000);

@@ -37,7 +37,7 @@ import {
   type ProbeResult,
   type SimulatedNode,
 } from '@kube-proxy/tools/netns';
-import { allOk, fail, hitsAll, onlyPods, onlySources, within } from './support/probe-assertions.js';
+import { allOk, fail, hitsAll, onlyPods, onlySources, pollProbe, within } from './support/probe-assertions.js';
 import { CheckRunner } from './support/check-runner.js';
 import { INSTALL_HINT, e2ePreflight } from './support/preflight.js';
 import { KUBE_PROXY_BIN, PROXY_MAIN_JS, proxyArgs, runProxyOnce, startProxy, type RunningProxy } from './support/proxy.js';
@@ -152,17 +152,7 @@ describeNetns('userspace datapath through bin/kube-proxy --proxy-mode=userspace 
     done: (r: ProbeResult) => boolean,
     timeoutMs = CHANGE_BOUND_MS,
   ): Promise<ProbeResult> {
-    let last: ProbeResult | undefined;
-    let polls = 0;
-    return waitFor(
-      what,
-      async () => {
-        polls++;
-        last = await p(ns, { ...target, count, stopAfterErrors: 1 });
-        return done(last) ? last : undefined;
-      },
-      { timeoutMs, intervalMs: 100 },
-    ).catch((e: Error) => fail(`${e.message} (${polls} polls); last: ${last ? describeProbe(last) : '-'}`));
+    return pollProbe(what, () => p(ns, { ...target, count, stopAfterErrors: 1 }), done, timeoutMs);
   }
 
   beforeAll(() => runner.setup(setup), 150_000);

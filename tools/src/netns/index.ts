@@ -22,6 +22,7 @@ export {
 } from './topology.js';
 export {
   startEchoServer,
+  startServerScript,
   probe,
   describeProbe,
   type EchoServer,

@@ -1,5 +1,5 @@
 import { idle } from './exec.js';
-import { scriptPath } from './scripts.js';
+import { scriptPath, type HarnessScript } from './scripts.js';
 import type { SimulatedNode } from './topology.js';
 
 export interface EchoServerOptions {
@@ -27,10 +27,26 @@ export interface EchoServer {
 export async function startEchoServer(node: SimulatedNode, ns: string, opts: EchoServerOptions = {}): Promise<EchoServer> {
   const pod = node.pods.find((p) => p.ns === ns);
   const name = opts.name ?? pod?.name ?? ns;
-  const args = [scriptPath('echo-server.mjs'), '--name', name, '--max-lifetime-s', String(opts.maxLifetimeS ?? 600)];
+  const args = ['--name', name, '--max-lifetime-s', String(opts.maxLifetimeS ?? 600)];
   if (opts.tcpPorts?.length) args.push('--tcp', opts.tcpPorts.join(','));
   if (opts.udpPorts?.length) args.push('--udp', opts.udpPorts.join(','));
-  const child = node.spawn(ns, process.execPath, args);
+  return startServerScript(node, ns, name, 'echo-server.mjs', args, opts.readyTimeoutMs);
+}
+
+/**
+ * Starts a harness server script (`scripts/<script> ...args`) in namespace `ns` and waits for the
+ * `READY ` line it prints once it listens. The script exits when its stdin closes; stop() closes it,
+ * waits up to 3 s and kills it if needed.
+ */
+export async function startServerScript(
+  node: SimulatedNode,
+  ns: string,
+  name: string,
+  script: HarnessScript,
+  args: readonly string[],
+  readyTimeoutMs = 10_000,
+): Promise<EchoServer> {
+  const child = node.spawn(ns, process.execPath, [scriptPath(script), ...args]);
   let err = '';
   let out = '';
   child.stderr?.setEncoding('utf8');
@@ -41,8 +57,8 @@ export async function startEchoServer(node: SimulatedNode, ns: string, opts: Ech
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`echo server ${name} in ${ns} not ready after ${opts.readyTimeoutMs ?? 10_000} ms: ${err}`));
-    }, opts.readyTimeoutMs ?? 10_000);
+      reject(new Error(`${script} ${name} in ${ns} not ready after ${readyTimeoutMs} ms: ${err}`));
+    }, readyTimeoutMs);
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (d: string) => {
       out += d;
@@ -53,7 +69,7 @@ export async function startEchoServer(node: SimulatedNode, ns: string, opts: Ech
     });
     child.once('exit', (code, sig) => {
       clearTimeout(timer);
-      reject(new Error(`echo server ${name} in ${ns} exited early (${code ?? sig}): ${err}`));
+      reject(new Error(`${script} ${name} in ${ns} exited early (${code ?? sig}): ${err}`));
     });
   });
   return {

@@ -1,6 +1,6 @@
 /* Assertions on probe results shared by the datapath suites; each failure message carries the probe summary. */
 // eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
-import { describeProbe, type ProbeResult } from '@kube-proxy/tools/netns';
+import { describeProbe, waitFor, type ProbeResult } from '@kube-proxy/tools/netns';
 
 export function fail(msg: string): never {
   throw new Error(msg);
@@ -32,4 +32,27 @@ export function hitsAll(r: ProbeResult, pods: readonly string[], what: string): 
 export function onlySources(r: ProbeResult, sources: readonly string[], what: string): void {
   const extra = Object.keys(r.sources).filter((s) => !sources.includes(s));
   if (extra.length > 0) fail(`${what}: unexpected sources ${extra.join(',')}: ${describeProbe(r)}`);
+}
+
+/**
+ * Probes (every 100 ms, bounded by `timeoutMs`) until `done` accepts a result; fails with the poll
+ * count and the last result.
+ */
+export async function pollProbe(
+  what: string,
+  probeOnce: () => Promise<ProbeResult>,
+  done: (r: ProbeResult) => boolean,
+  timeoutMs: number,
+): Promise<ProbeResult> {
+  let last: ProbeResult | undefined;
+  let polls = 0;
+  return waitFor(
+    what,
+    async () => {
+      polls++;
+      last = await probeOnce();
+      return done(last) ? last : undefined;
+    },
+    { timeoutMs, intervalMs: 100 },
+  ).catch((e: Error) => fail(`${e.message} (${polls} polls); last: ${last ? describeProbe(last) : '-'}`));
 }

@@ -1,5 +1,5 @@
 // eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
-import { idle, scriptPath, type EchoServer, type SimulatedNode } from '@kube-proxy/tools/netns';
+import { scriptPath, startServerScript, type EchoServer, type SimulatedNode } from '@kube-proxy/tools/netns';
 
 /**
  * Drives tools/src/netns/userspace-stream.mjs: a TCP server in pod namespaces that streams a verifiable
@@ -8,62 +8,14 @@ import { idle, scriptPath, type EchoServer, type SimulatedNode } from '@kube-pro
  */
 
 /** Starts the stream server in `ns` (on 0.0.0.0:`port`) and waits until it listens. */
-export async function startStreamServer(
+export function startStreamServer(
   node: SimulatedNode,
   ns: string,
   o: { port: number; name?: string; maxLifetimeS?: number; readyTimeoutMs?: number },
 ): Promise<EchoServer> {
   const name = o.name ?? node.pods.find((p) => p.ns === ns)?.name ?? ns;
-  const child = node.spawn(ns, process.execPath, [
-    scriptPath('userspace-stream.mjs'),
-    'server',
-    '--name',
-    name,
-    '--port',
-    String(o.port),
-    '--max-lifetime-s',
-    String(o.maxLifetimeS ?? 600),
-  ]);
-  let err = '';
-  let out = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (d: string) => {
-    if (err.length < 64_000) err += d;
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const readyMs = o.readyTimeoutMs ?? 10_000;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`stream server ${name} in ${ns} not ready after ${readyMs} ms: ${err}`));
-    }, readyMs);
-    child.stdout?.setEncoding('utf8');
-    child.stdout?.on('data', (d: string) => {
-      out += d;
-      if (out.includes('READY ')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code, sig) => {
-      clearTimeout(timer);
-      reject(new Error(`stream server ${name} in ${ns} exited early (${code ?? sig}): ${err}`));
-    });
-  });
-  return {
-    name,
-    ns,
-    pid: child.pid,
-    stderr: () => err,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.stdin?.end();
-      if (!(await Promise.race([exited.then(() => true), idle(3000).then(() => false)]))) {
-        child.kill('SIGKILL');
-        await Promise.race([exited, idle(2000)]);
-      }
-    },
-  };
+  const args = ['server', '--name', name, '--port', String(o.port), '--max-lifetime-s', String(o.maxLifetimeS ?? 600)];
+  return startServerScript(node, ns, name, 'userspace-stream.mjs', args, o.readyTimeoutMs);
 }
 
 export interface TransferResult {
