@@ -11,7 +11,7 @@ import type {
   ServicePortMap,
   Sysctl,
 } from '@kube-proxy/core';
-import { BoundedFrequencyRunner, ProxierBase, parseDuration } from '@kube-proxy/core';
+import { BoundedFrequencyRunner, deferred, ProxierBase, parseDuration } from '@kube-proxy/core';
 import { ConntrackCleaner } from '../conntrack/conntrack-cleaner.js';
 import type { InMemoryTables } from '../dry-run/in-memory-tables.js';
 import { chainsFromSave, extractLines, IptablesRestoreError, type IptablesInterface } from '@kube-proxy/core';
@@ -88,37 +88,6 @@ export interface IptablesProxierOptions {
   readonly tagDryRunOutput?: boolean;
   /** Health updater, metrics and service health server, when the host app provides them. */
   readonly observers?: SyncObservers;
-}
-
-interface Deferred {
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (err: Error) => void;
-  settled: boolean;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (err: Error) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Nobody may be waiting; a rejection on stop() must not become an unhandled rejection.
-  promise.catch(() => undefined);
-  const d: Deferred = {
-    promise,
-    settled: false,
-    resolve: () => {
-      d.settled = true;
-      resolve();
-    },
-    reject: (err) => {
-      d.settled = true;
-      reject(err);
-    },
-  };
-  return d;
 }
 
 function podCIDRsOf(node: V1Node): string[] {

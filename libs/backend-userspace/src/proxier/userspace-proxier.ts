@@ -7,7 +7,7 @@ import type {
   ProxierObservers,
   ProxyContext,
 } from '@kube-proxy/core';
-import { BoundedFrequencyRunner, extractLines, IptablesRestoreError, parseDuration, parsePortRange, ProxierBase } from '@kube-proxy/core';
+import { BoundedFrequencyRunner, deferred, extractLines, IptablesRestoreError, parseDuration, parsePortRange, ProxierBase } from '@kube-proxy/core';
 import { USERSPACE_JUMPS } from '../cleanup.js';
 import type { ProxyCounters } from '../proxy/counters.js';
 import { ProxyPortAllocator } from '../proxy/port-allocator.js';
@@ -68,10 +68,7 @@ export class UserspaceProxier extends ProxierBase {
   private hostRulesWarned = false;
   private stopped = false;
   private loopStarted = false;
-  private firstSettled = false;
-  private resolveFirst!: () => void;
-  private rejectFirst!: (err: Error) => void;
-  private readonly first: Promise<void>;
+  private readonly first = deferred();
 
   constructor(options: UserspaceProxierOptions) {
     const { family, context } = options;
@@ -86,11 +83,6 @@ export class UserspaceProxier extends ProxierBase {
     this.tagDryRunOutput = options.tagDryRunOutput ?? false;
     this.listenIP = listenAddress(config.bindAddress, family);
     this.syncPeriodMs = parseDuration(config.iptables.syncPeriod);
-    this.first = new Promise<void>((resolve, reject) => {
-      this.resolveFirst = resolve;
-      this.rejectFirst = reject;
-    });
-    this.first.catch(() => undefined);
     const allocator = new ProxyPortAllocator(parsePortRange(config.portRange));
     this.sockets = new SocketTable(allocator, options.openSocket, this.logger, context.dryRun);
     this.runner = new BoundedFrequencyRunner({
@@ -126,14 +118,11 @@ export class UserspaceProxier extends ProxierBase {
     this.stopped = true;
     this.runner.stop();
     this.sockets.closeAll();
-    if (!this.firstSettled) {
-      this.firstSettled = true;
-      this.rejectFirst(new Error(`userspace proxier (${this.family}) stopped before the first sync`));
-    }
+    if (!this.first.settled) this.first.reject(new Error(`userspace proxier (${this.family}) stopped before the first sync`));
   }
 
   firstSync(): Promise<void> {
-    return this.first;
+    return this.first.promise;
   }
 
   /** The data plane died with every socket: forget them and resync, which opens them again. */
@@ -206,10 +195,7 @@ export class UserspaceProxier extends ProxierBase {
     const now = this.clock.now();
     await this.report(applied, now);
     this.writeDryRunOutput(rules, now);
-    if (!this.firstSettled) {
-      this.firstSettled = true;
-      this.resolveFirst();
-    }
+    if (!this.first.settled) this.first.resolve();
     if (failed.length > 0) {
       // Counted as synced (everything else is programmed), but try the failed sockets again soon.
       this.runner.retryAfter(this.syncPeriodMs);

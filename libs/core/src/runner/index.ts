@@ -1,3 +1,4 @@
 export * from './bounded-frequency-runner.js';
 export * from './token-bucket.js';
 export * from './fake-clock.js';
+export { deferred, type Deferred } from './deferred.js';
