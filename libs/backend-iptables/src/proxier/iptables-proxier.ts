@@ -11,7 +11,7 @@ import type {
   ServicePortMap,
   Sysctl,
 } from '@kube-proxy/core';
-import { BoundedFrequencyRunner, deferred, ProxierBase, parseDuration } from '@kube-proxy/core';
+import { BoundedFrequencyRunner, ProxierBase, parseDuration } from '@kube-proxy/core';
 import { ConntrackCleaner } from '../conntrack/conntrack-cleaner.js';
 import type { InMemoryTables } from '../dry-run/in-memory-tables.js';
 import { chainsFromSave, extractLines, IptablesRestoreError, type IptablesInterface } from '@kube-proxy/core';
@@ -137,7 +137,7 @@ export class IptablesProxier extends ProxierBase {
   private readonly networkInterfaces: NetworkInterfaces;
   private readonly dryRunTables: InMemoryTables | undefined;
   private readonly tagDryRunOutput: boolean;
-  private readonly runner: BoundedFrequencyRunner;
+  protected readonly runner: BoundedFrequencyRunner;
   private readonly canary: CanaryMonitor;
   private readonly conntrack: ConntrackCleaner | undefined;
   private readonly names = new ChainNameCache();
@@ -160,14 +160,11 @@ export class IptablesProxier extends ProxierBase {
   private lastFullSync = Number.NEGATIVE_INFINITY;
   private lastIPTablesCleanup = Number.NEGATIVE_INFINITY;
   private initialization: Promise<void> | undefined;
-  private readonly first = deferred();
-  private stopped = false;
-  private loopStarted = false;
 
   constructor(options: IptablesProxierOptions) {
     const { family, context } = options;
     const logger = options.logger.child({ ipFamily: family });
-    super({ family, nodeName: context.nodeName, logger, observers: options.observers });
+    super({ mode: 'iptables', family, nodeName: context.nodeName, logger, observers: options.observers });
     const config = context.config;
     this.context = context;
     this.iptables = options.iptables;
@@ -220,32 +217,14 @@ export class IptablesProxier extends ProxierBase {
 
   // ---- Provider -------------------------------------------------------------------------------
 
-  sync(): void {
-    if (this.stopped) return;
-    this.reportQueued();
-    this.runner.run();
-  }
-
-  async syncLoop(): Promise<void> {
-    if (this.stopped || this.loopStarted) return;
-    this.loopStarted = true;
-    this.reportLoopStarted();
+  /** The canary's first check runs before the first sync. */
+  protected override async beforeLoop(): Promise<void> {
     await this.canary.start();
-    if (this.stopped) return;
-    await this.runner.loop();
   }
 
-  stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
+  protected onStop(): void {
     this.appliedChains.clear();
     this.canary.stop();
-    this.runner.stop();
-    if (!this.first.settled) this.first.reject(new Error(`iptables proxier (${this.family}) stopped before the first sync`));
-  }
-
-  firstSync(): Promise<void> {
-    return this.first.promise;
   }
 
   /** Called by the canary monitor: resync everything (upstream's forceSyncProxyRules). */

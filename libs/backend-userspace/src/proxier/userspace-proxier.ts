@@ -7,7 +7,7 @@ import type {
   ProxierObservers,
   ProxyContext,
 } from '@kube-proxy/core';
-import { BoundedFrequencyRunner, deferred, extractLines, IptablesRestoreError, parseDuration, parsePortRange, ProxierBase } from '@kube-proxy/core';
+import { BoundedFrequencyRunner, extractLines, IptablesRestoreError, parseDuration, parsePortRange, ProxierBase } from '@kube-proxy/core';
 import { USERSPACE_JUMPS } from '../cleanup.js';
 import type { ProxyCounters } from '../proxy/counters.js';
 import { ProxyPortAllocator } from '../proxy/port-allocator.js';
@@ -60,20 +60,17 @@ export class UserspaceProxier extends ProxierBase {
   private readonly iptables: IptablesInterface | null;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly runner: BoundedFrequencyRunner;
+  protected readonly runner: BoundedFrequencyRunner;
   private readonly syncPeriodMs: number;
   private readonly listenIP: string;
   private readonly tagDryRunOutput: boolean;
   private readonly warnedSkips = new Set<string>();
   private hostRulesWarned = false;
-  private stopped = false;
-  private loopStarted = false;
-  private readonly first = deferred();
 
   constructor(options: UserspaceProxierOptions) {
     const { family, context } = options;
     const logger = options.logger.child({ ipFamily: family });
-    super({ family, nodeName: context.nodeName, logger, observers: options.observers });
+    super({ mode: 'userspace', family, nodeName: context.nodeName, logger, observers: options.observers });
     const config = context.config;
     this.context = context;
     this.iptables = options.iptables;
@@ -99,30 +96,9 @@ export class UserspaceProxier extends ProxierBase {
 
   // ---- Provider -------------------------------------------------------------------------------
 
-  sync(): void {
-    if (this.stopped) return;
-    this.reportQueued();
-    this.runner.run();
-  }
-
-  async syncLoop(): Promise<void> {
-    if (this.stopped || this.loopStarted) return;
-    this.loopStarted = true;
-    this.reportLoopStarted();
-    await this.runner.loop();
-  }
-
-  /** Stops syncing and closes the proxy sockets (established TCP connections finish on their own). */
-  stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    this.runner.stop();
+  /** Closes the proxy sockets (established TCP connections finish on their own). */
+  protected onStop(): void {
     this.sockets.closeAll();
-    if (!this.first.settled) this.first.reject(new Error(`userspace proxier (${this.family}) stopped before the first sync`));
-  }
-
-  firstSync(): Promise<void> {
-    return this.first.promise;
   }
 
   /** The data plane died with every socket: forget them and resync, which opens them again. */

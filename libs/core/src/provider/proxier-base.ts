@@ -2,10 +2,14 @@ import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node
 import type { Provider } from '../contracts/provider.js';
 import type { IPFamily } from '../model/protocol.js';
 import type { Logger } from '../ports/logger.js';
+import type { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner.js';
+import { deferred } from '../runner/deferred.js';
 import type { ProxierObservers } from './observers.js';
 import { ProxyState } from './proxy-state.js';
 
 export interface ProxierBaseOptions {
+  /** The mode name, for messages ("iptables", "userspace"). */
+  readonly mode: string;
   readonly family: IPFamily;
   readonly nodeName: string;
   readonly logger: Logger;
@@ -14,7 +18,8 @@ export interface ProxierBaseOptions {
 }
 
 /**
- * The event side every single-family proxier shares: Service, EndpointSlice and Node events go into
+ * What every single-family proxier shares: the sync loop's lifecycle (queue, start, stop, first sync)
+ * around the backend's runner, and the event side: Service, EndpointSlice and Node events go into
  * core's ProxyState (which skips malformed objects), are counted in the change metrics as upstream's
  * change trackers count them, and ask for a sync once the initial lists have arrived. A backend
  * extends it with its sync loop; `nodeEvent` lets it react to its own Node first.
@@ -23,9 +28,17 @@ export abstract class ProxierBase implements Provider {
   readonly family: IPFamily;
   readonly state: ProxyState;
   protected readonly observers: ProxierObservers;
+  /** The backend's sync loop (rate limits, retries); runs the backend's sync function. */
+  protected abstract readonly runner: BoundedFrequencyRunner;
+  /** Resolved by the backend after its first successful sync; rejected by stop() before that. */
+  protected readonly first = deferred();
+  protected stopped = false;
+  private loopStarted = false;
+  private readonly mode: string;
 
   protected constructor(options: ProxierBaseOptions) {
     this.family = options.family;
+    this.mode = options.mode;
     this.observers = options.observers ?? {};
     this.state = new ProxyState({
       family: options.family,
@@ -37,10 +50,40 @@ export abstract class ProxierBase implements Provider {
     });
   }
 
-  abstract sync(): void;
-  abstract syncLoop(): Promise<void>;
-  abstract stop(): void;
-  abstract firstSync(): Promise<void>;
+  sync(): void {
+    if (this.stopped) return;
+    this.reportQueued();
+    this.runner.run();
+  }
+
+  async syncLoop(): Promise<void> {
+    if (this.stopped || this.loopStarted) return;
+    this.loopStarted = true;
+    this.reportLoopStarted();
+    await this.beforeLoop();
+    if (this.stopped) return;
+    await this.runner.loop();
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.runner.stop();
+    this.onStop();
+    if (!this.first.settled) this.first.reject(new Error(`${this.mode} proxier (${this.family}) stopped before the first sync`));
+  }
+
+  firstSync(): Promise<void> {
+    return this.first.promise;
+  }
+
+  /** Runs once when the sync loop starts, before the first sync (e.g. a canary's first check). */
+  protected async beforeLoop(): Promise<void> {
+    // Nothing by default.
+  }
+
+  /** Releases what the backend holds when it stops (its runner is already stopped). */
+  protected abstract onStop(): void;
 
   /** Called with this proxier's Node events before ProxyState sees them (deleted: the Node went away). */
   protected nodeEvent(_node: V1Node, _deleted: boolean): void {
@@ -105,7 +148,7 @@ export abstract class ProxierBase implements Provider {
   }
 
   /** Upstream's Sync(): a change is queued, and late (for /healthz) if no sync programs it in time. */
-  protected reportQueued(): void {
+  private reportQueued(): void {
     this.observers.health?.queuedUpdate(this.family);
     this.observers.metrics?.syncQueued(this.family);
   }
@@ -114,7 +157,7 @@ export abstract class ProxierBase implements Provider {
    * As upstream: the family counts as updated when its sync loop starts (in case no sync ever
    * succeeds), and the informers' initial lists count as the first queued change.
    */
-  protected reportLoopStarted(): void {
+  private reportLoopStarted(): void {
     this.observers.health?.updated(this.family);
     this.observers.metrics?.syncQueued(this.family);
   }
