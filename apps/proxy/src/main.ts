@@ -1,6 +1,10 @@
 // reflect-metadata must load before tsyringe is imported anywhere.
 import 'reflect-metadata';
 import { runCli } from './cli/run.js';
+import { installTerminationHandlers } from './cli/signals.js';
+
+// Before anything else: SIGTERM/SIGINT end the proxy with 0 from the start (see cli/signals.ts).
+installTerminationHandlers();
 
 runCli(process.argv.slice(2)).then(
   (code) => {

@@ -30,3 +30,5 @@ export { parseNodePortAddresses, resolveNodePortAddresses } from './proxier/node
 export type { NodePortAddresses, NodePortAddressSelection } from './proxier/node-port-addresses.js';
 export { ConntrackCleaner, endpointIP, NO_CONNECTION_TO_DELETE } from './conntrack/conntrack-cleaner.js';
 export { cleanupAllIptables, cleanupIptables, OWNED_CHAINS } from './cleanup.js';
+export { NfacctClient, NfacctCounters, NFACCT_READ_CACHE_MS, parseNfacctList } from './nfacct/index.js';
+export type { NfacctCounterValue, NfacctPackets, NfacctPresence } from './nfacct/index.js';

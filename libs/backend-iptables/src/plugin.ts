@@ -28,6 +28,7 @@ import { DryRunIptables } from './dry-run/dry-run-iptables.js';
 import { InMemoryTables } from './dry-run/in-memory-tables.js';
 
 import { IptablesProxier } from './proxier/iptables-proxier.js';
+import { NfacctClient, NfacctCounters } from './nfacct/index.js';
 import type { SyncObservers } from './proxier/sync-reporting.js';
 
 /** The tsyringe container type, as the plugin contract spells it. */
@@ -69,6 +70,10 @@ export function createIptablesProvider(ports: Ports, context: ProxyContext): Pro
   if (families.length === 0 || families.length > 2) {
     throw new Error(`iptables backend: expected one or two IP families, got ${JSON.stringify(families)}`);
   }
+  // nfacct counters are per network namespace: one set for both families. Never in --dry-run (nothing
+  // is created, so the printed tables carry no nfacct match).
+  const nfacct = context.dryRun ? undefined : new NfacctCounters(new NfacctClient(ports.executor, ports.logger), ports.clock);
+  if (nfacct) ports.observers?.metrics?.nfacctCounters(() => nfacct.readPackets());
   const build = (family: IPFamily): IptablesProxier => {
     let iptables: IptablesInterface;
     let dryRunTables: InMemoryTables | undefined;
@@ -93,6 +98,7 @@ export function createIptablesProvider(ports: Ports, context: ProxyContext): Pro
       ...(dryRunTables ? { dryRunTables } : {}),
       tagDryRunOutput: families.length > 1,
       observers: ports.observers,
+      ...(nfacct ? { nfacct } : {}),
     });
   };
   const [first, second] = families as [IPFamily, IPFamily | undefined];

@@ -15,3 +15,5 @@ export * from './health/index.js';
 export * from './metrics/index.js';
 export * from './iptables-leftovers/index.js';
 export * from './iptables/index.js';
+export * from './validation/index.js';
+export * from './render-safety/index.js';

@@ -36,14 +36,15 @@ import { BackendRegistry, PluginContractError } from '../registry/backend-regist
 import { loadPluginModule } from '../registry/load-plugin.js';
 import { ModeSelectionError, selectMode } from '../mode/select-mode.js';
 import { ManifestSource } from '../sources/manifests/manifest-source.js';
-import { ApiSource, KubeClientConfigError, NodeWaitError, createKubeClient } from '../sources/api/index.js';
+import { ObjectValidation } from '../sources/validating-handlers.js';
+import { ApiSource, KubeClientConfigError, NodeWaitError, createKubeClient, watchTuningFromEnv } from '../sources/api/index.js';
 import { ApiNodeEventRecorder } from '../sources/api/birth-cry.js';
 import { resolveNodeIPs, resolveNodeName } from '../node/node-identity.js';
 import { proxiedFamilies } from '../node/families.js';
 import { ConfigFileWatch } from './config-file-watch.js';
 import { DryRunGuardExecutor } from './dry-run-guard.js';
 import { InvalidConfigurationError, loadConfiguration } from './load-configuration.js';
-import { onceTerminated } from './signals.js';
+import { duringInterruptibleWork, onceTerminated } from './signals.js';
 import { versionLine } from './version.js';
 import {
   ProxyAgent,
@@ -141,8 +142,12 @@ async function runProxy(
   base.register(HOST_FS, { useValue: hostFs });
 
   const nodeName = resolveNodeName(config.hostnameOverride);
-  if (options.cleanup) return cleanupAll(registry, base, config, nodeName, host, logger);
+  // A signal during --cleanup exits 1: the leftovers may be half removed.
+  if (options.cleanup) return duringInterruptibleWork(1, () => cleanupAll(registry, base, config, nodeName, host, logger));
 
+  // Every source's objects pass validation at the edge before anything uses them (the node IPs, the
+  // Provider): what the API server would refuse is skipped, logged and counted.
+  const validation = new ObjectValidation(logger.child({ component: 'validation' }));
   let source: ManifestSource | ApiSource;
   // Node events about failed host setup: posted only through the API source, never in --dry-run.
   let nodeEvents: NodeEventRecorder = noopNodeEventRecorder;
@@ -152,6 +157,7 @@ async function runProxy(
       nodeName,
       serviceProxyName: options.serviceProxyName ?? '',
       logger: logger.child({ source: 'manifests' }),
+      onMalformed: (kind) => validation.countInvalid(kind),
     });
     await manifests.loadInitial();
     logger.info('Loaded manifests', { path: options.manifests, ...manifests.counts() });
@@ -172,14 +178,16 @@ async function runProxy(
       configSyncPeriodMs: parseDuration(config.configSyncPeriod),
       waitForPodCIDR: config.detectLocalMode === 'NodeCIDR',
       postStartingEvent: !options.dryRun, // the event is a write to the cluster
+      ...watchTuningFromEnv(process.env),
     });
     await api.loadInitial();
     source = api;
     if (!options.dryRun) nodeEvents = new ApiNodeEventRecorder({ api: client.api, nodeName, logger: apiLogger });
   }
 
-  const node = source.node();
-  if (!node) logger.warn('This node was not found', { node: nodeName });
+  const sourceNode = source.node();
+  const node = validation.admitNode(sourceNode);
+  if (!sourceNode) logger.warn('This node was not found', { node: nodeName });
   const { primary, ips } = resolveNodeIPs(config.bindAddress, node, logger);
   const families = proxiedFamilies({ primary, nodeIPs: ips, clusterCIDR: config.clusterCIDR, dryRun: options.dryRun, host });
 
@@ -216,7 +224,8 @@ async function runProxy(
   // Timers elsewhere are unref'd so a finished run can exit; while the proxy serves, this handle keeps
   // the process alive even when every API connection is down and only backoff timers are pending.
   const keepAlive = setInterval(() => undefined, 60_000);
-  source.start({ services: provider, endpointSlices: provider, node: fanOutNodeHandler(provider, agent.nodeHandler) });
+  validation.useMetricsFrom(scope);
+  source.start(validation.wrap({ services: provider, endpointSlices: provider, node: fanOutNodeHandler(provider, agent.nodeHandler) }));
   const loop = provider.syncLoop();
   // As upstream: a changed or removed --config file ends the process (non-zero), and the DaemonSet
   // restarts it with the new configuration.

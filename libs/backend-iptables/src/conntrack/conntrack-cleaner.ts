@@ -1,4 +1,5 @@
 import type { AppliedChanges, CommandExecutor, IPFamily, Logger, ServicePortMap } from '@kube-proxy/core';
+import { canonicalIP, isPortNumber } from '@kube-proxy/core';
 
 /** What conntrack prints (on stderr, exit 1) when a delete matched nothing: not an error. */
 export const NO_CONNECTION_TO_DELETE = '0 flow entries have been deleted';
@@ -45,6 +46,19 @@ export class ConntrackCleaner {
   commandsFor(serviceMap: ServicePortMap, changes: AppliedChanges): string[][] {
     const commands: string[][] = [];
     const withFamily = (args: string[]): string[] => (this.family === 'IPv6' ? [...args, '-f', 'ipv6'] : args);
+    // Defence in depth: only core's canonical address text and real port numbers become arguments,
+    // so no string can turn into a conntrack option (`-F` flushes the whole table) or an extra one.
+    const usableIP = (ip: string): boolean => {
+      if (ip === '') return false;
+      if (canonicalIP(ip) === ip) return true;
+      this.logger.warn('Not clearing conntrack entries for an address that is not canonical IP text', { ip });
+      return false;
+    };
+    const usablePort = (port: number): boolean => {
+      if (isPortNumber(port)) return true;
+      this.logger.warn('Not clearing conntrack entries for an invalid port', { port });
+      return false;
+    };
 
     // Stale service entries: deleted UDP cluster IPs, and every IP / NodePort of UDP services that went
     // from no endpoints to some ("black hole" entries created while traffic was rejected/dropped).
@@ -60,10 +74,11 @@ export class ConntrackCleaner {
       if (svc.protocol === 'UDP' && svc.nodePort !== 0) nodePorts.add(svc.nodePort);
     }
     for (const ip of serviceIPs) {
-      if (ip === '') continue;
+      if (!usableIP(ip)) continue;
       commands.push(withFamily(['-D', '--orig-dst', ip, '-p', 'udp']));
     }
     for (const port of nodePorts) {
+      if (!usablePort(port)) continue;
       commands.push(withFamily(['-D', '-p', 'udp', '--orig-port-dst', String(port)]));
     }
 
@@ -72,11 +87,12 @@ export class ConntrackCleaner {
       const svc = serviceMap.get(servicePortName.key);
       if (!svc) continue;
       const epIP = endpointIP(endpoint);
-      if (svc.nodePort !== 0) {
+      if (!usableIP(epIP)) continue;
+      if (svc.nodePort !== 0 && usablePort(svc.nodePort)) {
         commands.push(withFamily(['-D', '-p', 'udp', '--orig-port-dst', String(svc.nodePort), '--dst-nat', epIP]));
       }
       for (const ip of [svc.clusterIP, ...svc.externalIPs, ...svc.loadBalancerVIPs]) {
-        if (ip === '') continue;
+        if (!usableIP(ip)) continue;
         commands.push(withFamily(['-D', '--orig-dst', ip, '--dst-nat', epIP, '-p', 'udp']));
       }
     }

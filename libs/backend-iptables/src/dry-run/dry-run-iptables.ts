@@ -1,5 +1,13 @@
 import type { IPFamily } from '@kube-proxy/core';
-import { IptablesError, IptablesRestoreError, type IptablesInterface, type RestoreOptions, type RulePosition, type Table } from '@kube-proxy/core';
+import {
+  IptablesError,
+  IptablesRestoreError,
+  type IptablesInterface,
+  type RestoreOptions,
+  type RulePosition,
+  type RuleSpec,
+  type Table,
+} from '@kube-proxy/core';
 import { InMemoryRestoreError, InMemoryTables, InMemoryTablesError } from './in-memory-tables.js';
 
 function asIptablesError(err: unknown): unknown {
@@ -56,6 +64,10 @@ export class DryRunIptables implements IptablesInterface {
 
   async chainExists(table: Table, chain: string): Promise<boolean> {
     return this.tables.chainExists(table, chain);
+  }
+
+  async missingRules(table: Table, rules: readonly RuleSpec[]): Promise<RuleSpec[]> {
+    return rules.filter((r) => !this.tables.hasRule(table, r.chain, r.args));
   }
 
   private call<T>(fn: () => T): T {

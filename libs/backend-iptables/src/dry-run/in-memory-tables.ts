@@ -12,6 +12,12 @@ export const BUILTIN_CHAINS: Readonly<Record<string, readonly string[]>> = {
 /** The order iptables-save prints tables in. */
 const TABLE_ORDER = ['raw', 'mangle', 'nat', 'filter', 'security'];
 
+/**
+ * The longest line iptables-restore 1.8.9 reads as one line: it reads with fgets into 10,240 bytes,
+ * so a longer line's rest becomes a line of its own (measured, nft and legacy).
+ */
+const RESTORE_READ_LINE_MAX = 10_238;
+
 /** Targets iptables loads as extensions (or verdicts); anything else must be a chain of the table. */
 const KNOWN_TARGETS = new Set([
   'ACCEPT', 'DROP', 'RETURN', 'QUEUE', 'REJECT', 'DNAT', 'SNAT', 'MASQUERADE', 'REDIRECT', 'NETMAP', 'MARK',
@@ -127,6 +133,12 @@ export class InMemoryTables {
     let lineNo = 0;
     for (const raw of lines) {
       lineNo++;
+      // What iptables-restore would silently read differently from the text: refused, so that the
+      // model (and --dry-run output) never shows rules the kernel would not get.
+      if (raw.includes('\0')) throw new InMemoryRestoreError('line contains a NUL byte (iptables-restore would drop the rest of the line)', lineNo);
+      if (raw.length > RESTORE_READ_LINE_MAX) {
+        throw new InMemoryRestoreError(`line is ${raw.length} characters long (iptables-restore would read the part after ${RESTORE_READ_LINE_MAX} as another line)`, lineNo);
+      }
       const line = raw.trim();
       if (line === '' || line.startsWith('#')) continue;
       if (line.startsWith('*')) {

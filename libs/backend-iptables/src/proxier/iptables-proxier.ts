@@ -11,7 +11,7 @@ import type {
   ServicePortMap,
   Sysctl,
 } from '@kube-proxy/core';
-import { BoundedFrequencyRunner, ProxierBase, parseDuration } from '@kube-proxy/core';
+import { BoundedFrequencyRunner, ProxierBase, parseDuration, topologyGates, type TopologyGates } from '@kube-proxy/core';
 import { ConntrackCleaner } from '../conntrack/conntrack-cleaner.js';
 import type { InMemoryTables } from '../dry-run/in-memory-tables.js';
 import { chainsFromSave, extractLines, IptablesRestoreError, type IptablesInterface } from '@kube-proxy/core';
@@ -26,11 +26,13 @@ import {
   renderRuleset,
 } from '../render/index.js';
 import { CanaryMonitor } from './canary-monitor.js';
+import { expectedRules } from './expected-rules.js';
 import type { V1Node } from './k8s-types.js';
 import { sameLocalDetector, selectLocalDetector } from './local-detector.js';
 import type { NetworkInterfaces, NodePortAddresses } from './node-port-addresses.js';
 import { parseNodePortAddresses, resolveNodePortAddresses } from './node-port-addresses.js';
 import { reportSuccessfulSync, type SyncObservers } from './sync-reporting.js';
+import type { NfacctCounters, NfacctPresence } from '../nfacct/index.js';
 
 /** Upstream's proxyutil.FullSyncPeriod: a full resync at least this often. */
 export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
@@ -88,6 +90,11 @@ export interface IptablesProxierOptions {
   readonly tagDryRunOutput?: boolean;
   /** Health updater, metrics and service health server, when the host app provides them. */
   readonly observers?: SyncObservers;
+  /**
+   * The nfacct counters (shared by both families' proxiers); ensured on every full sync, and the
+   * rules match on those that exist. Absent (e.g. --dry-run): rules without nfacct matches.
+   */
+  readonly nfacct?: NfacctCounters;
 }
 
 function podCIDRsOf(node: V1Node): string[] {
@@ -151,10 +158,17 @@ export class IptablesProxier extends ProxierBase {
   private readonly syncPeriodMs: number;
   private readonly nodePortAddresses: NodePortAddresses;
   private readonly localhostNodePorts: boolean;
+  /** --feature-gates that core's topology reads (PreferSameTrafficDistribution). */
+  private readonly topologyGates: TopologyGates;
+  private readonly nfacct: NfacctCounters | undefined;
+  /** Which nfacct counters existed at this proxier's last full sync: every sync until the next renders with it. */
+  private nfacctPresence: NfacctPresence | undefined;
   private localDetector: LocalTrafficDetector;
   private conntrackTCPLiberal = false;
 
   private needFullSync = true;
+  /** A full sync has ensured the jump rules (from then on the flush monitor looks for them). */
+  private jumpRulesEnsured = false;
   /** Counts full-sync requests, so one arriving during a sync is not cleared by that sync's success. */
   private fullSyncRequests = 0;
   private lastFullSync = Number.NEGATIVE_INFINITY;
@@ -187,6 +201,8 @@ export class IptablesProxier extends ProxierBase {
     this.localhostNodePorts =
       config.iptables.localhostNodePorts && family === 'IPv4' && this.nodePortAddresses.containsIPv4Loopback;
     this.localDetector = selectLocalDetector(config, family, undefined, this.logger);
+    this.topologyGates = topologyGates(config.featureGates);
+    this.nfacct = options.nfacct;
 
     this.logger.verbose('Iptables sync params', {
       minSyncPeriodMs,
@@ -373,6 +389,9 @@ export class IptablesProxier extends ProxierBase {
       // Not part of the restore, so that other rules in PREROUTING etc. are left alone. Only on full
       // syncs: at start, after a failure, and after the canary saw a flush.
       if (!(await this.ensureJumpRules())) return false;
+      this.jumpRulesEnsured = true;
+      // Upstream ensures its nfacct counters at the same point; a missing one is left out of the rules.
+      if (this.nfacct) this.nfacctPresence = await this.nfacct.ensure();
     }
 
     const serviceMap = this.state.serviceMap;
@@ -412,6 +431,8 @@ export class IptablesProxier extends ProxierBase {
         nodePortAddresses,
         nodeLabels: this.state.nodeLabels,
         conntrackTCPLiberal: this.conntrackTCPLiberal,
+        topologyGates: this.topologyGates,
+        ...(this.nfacctPresence ? { nfacct: this.nfacctPresence } : {}),
       },
       this.names,
     );
@@ -449,6 +470,11 @@ export class IptablesProxier extends ProxierBase {
 
     // A full sync asked for while this one ran (canary, local detector) still has to happen.
     this.needFullSync = this.fullSyncRequests !== fullSyncRequestsAtStart;
+    // What the flush monitor looks for until the next sync: only when no full sync is pending (a
+    // flush noticed during this sync would otherwise be "noticed" again before it is repaired).
+    if (!this.needFullSync) {
+      this.canary.setExpectedRules(expectedRules(this.jumpRulesEnsured, this.appliedChains));
+    }
     if (doFullSync) this.lastFullSync = start;
     const now = this.clock.now();
     Object.assign(this.stats, {

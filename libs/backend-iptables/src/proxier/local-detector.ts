@@ -1,10 +1,15 @@
 import type { IPFamily, KubeProxyConfiguration, LocalTrafficDetector, Logger } from '@kube-proxy/core';
 import { NO_LOCAL_DETECTOR, parseCIDR } from '@kube-proxy/core';
 
+/**
+ * The first CIDR of `family`, as core's canonical text (e.g. `10.244.0.0/16`): podCIDRs come from the
+ * Node object, and only text core parsed and re-formatted reaches a rule (for a valid CIDR without
+ * host bits this is the text as given).
+ */
 function cidrOfFamily(cidrs: readonly string[], family: IPFamily): string | undefined {
   for (const raw of cidrs) {
-    const cidr = raw.trim();
-    if (parseCIDR(cidr)?.family === family) return cidr;
+    const cidr = typeof raw === 'string' ? parseCIDR(raw.trim()) : undefined;
+    if (cidr?.family === family) return cidr.text;
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { commentName } from './comment-name.js';
 import { SERVICE_CHAIN_PREFIX } from './constants.js';
 import { RenderBuffers } from './line-buffer.js';
 
@@ -99,15 +100,32 @@ export interface ServiceChainNames {
   readonly ext: string;
   /** KUBE-FW-XXXX */
   readonly fw: string;
+  /** The service port name as rule comments show it (comment-name.ts), computed once. */
+  readonly comment: string;
+}
+
+/**
+ * A memo slot of the renderer's input checks (render-guards.ts): the ServicePort or Endpoint object
+ * that last passed them for this entry. ServicePortMap and EndpointsMap keep unchanged objects from
+ * sync to sync, so each object is checked once, not on every render.
+ */
+export interface CheckedSlot {
+  checked: object | null;
+}
+
+/** One endpoint chain name with its memo slot. */
+export interface EndpointChainEntry extends CheckedSlot {
+  readonly name: string;
+  gen: number;
 }
 
 /** Cache entry for one service port (one name + protocol). */
-interface ServiceEntry extends ServiceChainNames {
+interface ServiceEntry extends ServiceChainNames, CheckedSlot {
   /** Hash input prefix for the endpoint chains: servicePortName + lower(protocol). */
   readonly sepPrefix: string;
   gen: number;
   /** KUBE-SEP names by endpoint key, each with the generation it was last used in. */
-  readonly seps: Map<string, { readonly name: string; gen: number }>;
+  readonly seps: Map<string, EndpointChainEntry>;
   /** Distinct endpoints looked up in the current generation (to decide whether to sweep `seps`). */
   sepsUsed: number;
 }
@@ -159,19 +177,29 @@ export class ChainNameCache {
 
   /** @internal hot path for the renderer: the entry returned by service(). */
   sepOf(names: ServiceChainNames, endpoint: string): string {
+    return this.sepEntry(names, endpoint).name;
+  }
+
+  /** @internal hot path for the renderer: the memo slot of a service port (the entry returned by service()). */
+  serviceSlot(names: ServiceChainNames): CheckedSlot {
+    return names as ServiceEntry;
+  }
+
+  /** @internal hot path for the renderer: the KUBE-SEP name of `endpoint` with its memo slot. */
+  sepEntry(names: ServiceChainNames, endpoint: string): EndpointChainEntry {
     const e = names as ServiceEntry;
     const gen = this.gen;
     if (e.gen !== gen) this.touch(e);
     let s = e.seps.get(endpoint);
     if (s === undefined) {
-      s = { name: SERVICE_CHAIN_PREFIX.SEP + hash16(e.sepPrefix + endpoint), gen };
+      s = { name: SERVICE_CHAIN_PREFIX.SEP + hash16(e.sepPrefix + endpoint), gen, checked: null };
       e.seps.set(endpoint, s);
       e.sepsUsed++;
     } else if (s.gen !== gen) {
       s.gen = gen;
       e.sepsUsed++;
     }
-    return s.name;
+    return s;
   }
 
   /** Starts a new generation: call once before a sync's lookups (renderRuleset does). */
@@ -230,6 +258,8 @@ export class ChainNameCache {
         svl: SERVICE_CHAIN_PREFIX.SVL + h,
         ext: SERVICE_CHAIN_PREFIX.EXT + h,
         fw: SERVICE_CHAIN_PREFIX.FW + h,
+        comment: commentName(name),
+        checked: null,
         sepPrefix,
         gen: this.gen,
         seps: new Map(),

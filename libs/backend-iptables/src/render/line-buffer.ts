@@ -15,7 +15,10 @@
  *
  * Text is written as latin1 (one byte per UTF-16 code unit). Everything kube-proxy writes is
  * ASCII: chain names, IPs, numbers, and Kubernetes object/port names, which the API server
- * validates as DNS labels / IANA service names.
+ * validates as DNS labels / IANA service names. A name that is not (fed in bypassing validation)
+ * would be dangerous here: latin1 keeps only the low byte, so U+010A becomes 0x0A, a newline. The
+ * renderer therefore writes names only through core's commentText (always ASCII) and checks the
+ * finished bytes (assertRestorePayload against RenderBuffers.lines).
  */
 export interface LineSink {
   /** Appends one line (without the trailing newline). */
@@ -268,6 +271,23 @@ export class RenderBuffers {
       this.perChain.set(key, b);
     }
     return b;
+  }
+
+  /**
+   * Lines the payload holds as written: the four header/trailer lines (`*filter`, `COMMIT`,
+   * `*nat`, `COMMIT`) plus every line written to the sections. renderRuleset checks the payload's
+   * bytes against it, so a line that carried a line break of its own is caught.
+   */
+  get lines(): number {
+    return (
+      4 +
+      this.filterChains.lines +
+      this.filterRules.lines +
+      this.natTopChains.lines +
+      this.natChains.lines +
+      this.natTopRules.lines +
+      this.natRules.lines
+    );
   }
 
   /** Total payload size in bytes. */

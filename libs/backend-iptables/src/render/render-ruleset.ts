@@ -58,6 +58,12 @@
  *    next full sync (as upstream's partial syncs already do for unchanged services' chains).
  *    Full syncs and renders without a memo write exactly what they wrote before; a full sync with
  *    a memo only also records the chains for it. Rule counts: see RenderResult.filterRuleCount.
+ * 13. Hostile input (defence in depth, render-guards.ts). Upstream trusts the API server's
+ *    validation and writes names into comments as they are; we write them through core's
+ *    commentText (valid names byte for byte, anything else percent-encoded and cut to fit 255
+ *    bytes), refuse (UnsafeRestoreTextError, no payload) any address, port or protocol that is not
+ *    the canonical text core produces, and check the finished payload's bytes (no NUL, no `\r`,
+ *    no over-long line, exactly the lines written) before returning it.
  *
  * API-only differences (same text): the payload is also available as Buffers, and all three
  * views are built lazily from memory reused by the next render (see RenderResult.payload). The
@@ -67,8 +73,8 @@
  * IPv4 (upstream does not use a family-specific reject type) and differs only in `! -d ::1/128`
  * on the nodeports jump and in never writing KUBE-FIREWALL / localhost nodeport rules.
  */
-import type { CategorizedEndpoints, Endpoint, EndpointsMap, IPFamily, LocalTrafficDetector, ServicePort, ServicePortMap } from '@kube-proxy/core';
-import { categorizeEndpoints, cidrContains, isLoopbackIP as isLoopback } from '@kube-proxy/core';
+import type { CategorizedEndpoints, Endpoint, EndpointsMap, IPFamily, LocalTrafficDetector, ServicePort, ServicePortMap, TopologyGates } from '@kube-proxy/core';
+import { assertRestorePayload, categorizeEndpoints, cidrContains, isLoopbackIP as isLoopback } from '@kube-proxy/core';
 import type { AppliedChainMemo } from './applied-chain-memo.js';
 import { AppliedChainUpdate, appliedChainKey } from './applied-chain-memo.js';
 import type { ChainNameCache, ServiceChainNames } from './chain-names.js';
@@ -78,6 +84,7 @@ import { formatMasqueradeMark, isIPv4Loopback, isIPv6String, probability } from 
 import type { LineBuffer, LineSink } from './line-buffer.js';
 import { TeeSink } from './line-buffer.js';
 import { localDetectorArgs } from './local-detector-args.js';
+import { assertRenderableOptions, checkedEndpointChain, checkServiceOnce } from './render-guards.js';
 
 export interface RenderOptions {
   /** IPv4 → iptables, IPv6 → ip6tables semantics. */
@@ -102,6 +109,8 @@ export interface RenderOptions {
   conntrackTCPLiberal?: boolean;
   /** Which nfacct counters exist (upstream ensures them on full syncs). Default: none. */
   nfacct?: { ctStateInvalidDropped: boolean; localhostNodePortAccepted: boolean };
+  /** Feature gates core's topology reads (PreferSameTrafficDistribution). Default: every gate at its default. */
+  topologyGates?: TopologyGates;
 }
 
 export interface RenderInput {
@@ -238,6 +247,7 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
   const nfacctInvalid = options.nfacct?.ctStateInvalidDropped ?? false;
   const nodeIP = options.nodeIP ?? null;
   const npa = options.nodePortAddresses;
+  assertRenderableOptions(options);
   // NewProxier: `if !nodePortAddresses.ContainsIPv4Loopback() { localhostNodePorts = false }`.
   const localhostNodePorts = options.localhostNodePorts && (npa.all || npa.ips.some(isIPv4Loopback));
   const localhostNodePortsNfacct = localhostNodePorts && !isIPv6 && (options.nfacct?.localhostNodePortAccepted ?? false);
@@ -324,11 +334,13 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
   for (let si = 0; si < services.length; si++) {
     const [svcKey, svc] = services[si];
     const protocol = lowerProtocol(svc.protocol);
-    const n = svc.name.key;
-    const chains: ServiceChainNames = names.service(n, svc.protocol);
+    const chains: ServiceChainNames = names.service(svc.name.key, svc.protocol);
+    // Names reach comments only as comment-safe text; every other value must be canonical (header, item 13).
+    const n = chains.comment;
+    checkServiceOnce(names, chains, svc);
 
     const allEndpoints = endpointsMap.get(svcKey) ?? EMPTY_ENDPOINTS;
-    const cat: CategorizedEndpoints = categorizeEndpoints(allEndpoints, svc, options.nodeName, options.nodeLabels);
+    const cat: CategorizedEndpoints = categorizeEndpoints(allEndpoints, svc, options.nodeName, options.nodeLabels, options.topologyGates);
     const clusterEndpoints = cat.clusterEndpoints ?? EMPTY_ENDPOINTS;
     const localEndpoints = cat.localEndpoints ?? EMPTY_ENDPOINTS;
     const hasEndpoints = cat.hasAnyEndpoints;
@@ -572,7 +584,8 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     } else {
       for (let i = 0; i < reachable.length; i++) {
         const ep = reachable[i];
-        const endpointChain = names.sepOf(chains, ep.key);
+        // Every endpoint written for this service is one of these: checked before any payload is returned.
+        const endpointChain = checkedEndpointChain(names, chains, ep);
         natChains.write(makeChainLine(endpointChain));
         activeNatChains.add(endpointChain);
 
@@ -667,6 +680,9 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     appliedChainUpdate = new AppliedChainUpdate(memo, memo.epoch, buffers, buffers.generation, written);
   }
   const natRulesWritten = natRules.lines + buffers.natTopRules.lines - deletedChains;
+
+  // Last guard (header, item 13): the bytes are exactly the lines written, none broken or too long.
+  assertRestorePayload(buffers.chunks(), buffers.lines);
 
   names.endSync();
 

@@ -1,4 +1,4 @@
-import type { Endpoint, EndpointsMap, ServicePort, ServicePortMap } from '@kube-proxy/core';
+import type { Endpoint, EndpointsMap, ServicePort, ServicePortMap, TopologyGates } from '@kube-proxy/core';
 import { categorizeEndpoints } from '@kube-proxy/core';
 import type { ProxyTarget } from '../proxy/endpoint-picker.js';
 
@@ -35,6 +35,8 @@ export function desiredPorts(
   nodeName: string,
   nodeLabels: Readonly<Record<string, string>>,
   skipped: (key: string, reason: string) => void,
+  /** Feature gates core's topology reads (PreferSameTrafficDistribution); default: their defaults. */
+  gates?: TopologyGates,
 ): DesiredPort[] {
   const out: DesiredPort[] = [];
   for (const [key, service] of serviceMap) {
@@ -42,7 +44,7 @@ export function desiredPorts(
       skipped(key, 'SCTP is not supported by the userspace proxy');
       continue;
     }
-    const categorized = categorizeEndpoints(endpointsMap.get(key) ?? [], service, nodeName, nodeLabels);
+    const categorized = categorizeEndpoints(endpointsMap.get(key) ?? [], service, nodeName, nodeLabels, gates);
     const internal = targets(service.internalPolicyLocal ? categorized.localEndpoints : categorized.clusterEndpoints);
     const split = service.externallyAccessible && service.externalPolicyLocal !== service.internalPolicyLocal;
     const external = split ? targets(service.externalPolicyLocal ? categorized.localEndpoints : categorized.clusterEndpoints) : null;

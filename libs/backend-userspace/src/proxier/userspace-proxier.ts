@@ -7,12 +7,14 @@ import type {
   ProxierObservers,
   ProxyContext,
 } from '@kube-proxy/core';
-import { BoundedFrequencyRunner, extractLines, IptablesRestoreError, parseDuration, parsePortRange, ProxierBase } from '@kube-proxy/core';
+import { BoundedFrequencyRunner, extractLines, IptablesRestoreError, parseDuration, parsePortRange, ProxierBase, topologyGates } from '@kube-proxy/core';
+import { IptablesFlushMonitor } from '@kube-proxy/core';
 import { USERSPACE_JUMPS } from '../cleanup.js';
 import type { ProxyCounters } from '../proxy/counters.js';
 import { ProxyPortAllocator } from '../proxy/port-allocator.js';
 import type { OpenProxySocket } from '../proxy/socket-handle.js';
 import { renderCaptureRules, type CapturePortal, type CaptureRuleset } from '../render/capture-rules.js';
+import { captureJumpArgs, expectedCaptureRules } from './capture-expectations.js';
 import { desiredPorts } from './desired-ports.js';
 import { formatPortTable } from './port-table.js';
 import { SocketTable, type ServicePortProxy } from './socket-table.js';
@@ -39,6 +41,8 @@ export interface UserspaceSyncStats {
   lastSyncDurationMs: number;
   natRules: number;
   filterRules: number;
+  /** Flushes of the capture rules the flush monitor noticed (each forced a resync). */
+  flushesDetected: number;
 }
 
 /** Upstream's burstSyncs. */
@@ -52,7 +56,15 @@ const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
  * then closes the sockets of service ports that went away.
  */
 export class UserspaceProxier extends ProxierBase {
-  readonly stats: UserspaceSyncStats = { syncs: 0, failedSyncs: 0, restoreFailures: 0, lastSyncDurationMs: 0, natRules: 0, filterRules: 0 };
+  readonly stats: UserspaceSyncStats = {
+    syncs: 0,
+    failedSyncs: 0,
+    restoreFailures: 0,
+    lastSyncDurationMs: 0,
+    natRules: 0,
+    filterRules: 0,
+    flushesDetected: 0,
+  };
   readonly counters: ProxyCounters;
   readonly sockets: SocketTable;
 
@@ -61,6 +73,8 @@ export class UserspaceProxier extends ProxierBase {
   private readonly clock: Clock;
   private readonly logger: Logger;
   protected readonly runner: BoundedFrequencyRunner;
+  /** Notices capture rules flushed behind our back (null when none are installed). */
+  private readonly flushMonitor: IptablesFlushMonitor | null;
   private readonly syncPeriodMs: number;
   private readonly listenIP: string;
   private readonly tagDryRunOutput: boolean;
@@ -86,19 +100,45 @@ export class UserspaceProxier extends ProxierBase {
       name: `userspace-sync-runner-${family}`,
       fn: () => this.syncProxy(),
       minIntervalMs: parseDuration(config.iptables.minSyncPeriod),
-      // Periodic resyncs re-assert the capture rules (someone may have flushed them).
-      maxIntervalMs: Math.min(this.syncPeriodMs, FULL_SYNC_PERIOD_MS),
+      // Flushed capture rules are noticed by the flush monitor every syncPeriod, which forces a
+      // resync; otherwise a full resync every hour, as iptables mode.
+      maxIntervalMs: FULL_SYNC_PERIOD_MS,
       burstRuns: BURST_SYNCS,
       clock: this.clock,
       logger: this.logger,
     });
+    this.flushMonitor =
+      this.iptables === null
+        ? null
+        : new IptablesFlushMonitor({
+            iptables: this.iptables,
+            clock: this.clock,
+            logger: this.logger,
+            intervalMs: this.syncPeriodMs,
+            tables: ['nat', 'filter'],
+            subject: 'userspace capture rules',
+            onFlush: () => this.forceSync(),
+          });
   }
 
   // ---- Provider -------------------------------------------------------------------------------
 
+  /** The flush monitor starts with the loop; it expects nothing until a sync installed the rules. */
+  protected override async beforeLoop(): Promise<void> {
+    await this.flushMonitor?.start();
+  }
+
   /** Closes the proxy sockets (established TCP connections finish on their own). */
   protected onStop(): void {
+    this.flushMonitor?.stop();
     this.sockets.closeAll();
+  }
+
+  /** Called by the flush monitor: capture rules were removed; a sync re-installs all of them. */
+  forceSync(): void {
+    if (this.stopped) return;
+    this.stats.flushesDetected = this.flushMonitor?.flushesDetected ?? 0;
+    this.sync();
   }
 
   /** The data plane died with every socket: forget them and resync, which opens them again. */
@@ -140,7 +180,7 @@ export class UserspaceProxier extends ProxierBase {
       if (this.warnedSkips.has(key)) return;
       this.warnedSkips.add(key);
       this.logger.warn('Skipping service port', { servicePort: key, reason });
-    });
+    }, topologyGates(this.context.config.featureGates));
     // Sockets first: a capture rule must never point at a port nobody listens on.
     const { failed, toClose } = await this.sockets.reconcile(desired);
     if (this.stopped) {
@@ -182,6 +222,8 @@ export class UserspaceProxier extends ProxierBase {
   /** Replaces the capture chains, then makes sure the built-in chains jump to them. */
   private async applyRules(rules: CaptureRuleset): Promise<boolean> {
     if (this.iptables === null) return true;
+    // While the chains are rewritten, a rule the flush monitor expected may legitimately go away.
+    this.flushMonitor?.clearExpectedRules();
     try {
       // The restore declares (so creates or flushes) every capture chain; --noflush leaves the rest
       // of each table alone.
@@ -201,7 +243,7 @@ export class UserspaceProxier extends ProxierBase {
       // Portal jumps go first in PREROUTING/OUTPUT (before anything matching node ports), node-port
       // jumps last, as upstream ordered them.
       const position = jump.to.startsWith('KUBE-NODEPORT-') && jump.table === 'nat' ? '-A' : '-I';
-      const args = [...(jump.match ?? []), '-m', 'comment', '--comment', jump.comment ?? '', '-j', jump.to];
+      const args = captureJumpArgs(jump);
       try {
         await this.iptables.ensureRule(position, jump.table, jump.from, args);
       } catch (err) {
@@ -209,6 +251,7 @@ export class UserspaceProxier extends ProxierBase {
         return false;
       }
     }
+    this.flushMonitor?.setExpectedRules(expectedCaptureRules(rules.payload));
     return true;
   }
 

@@ -96,11 +96,11 @@ describe('renderCaptureRules', () => {
     expect(r.hostRulesOmitted).toBe(true);
   });
 
-  it('sorts by name, and quotes a comment so it stays one argument', () => {
+  it('sorts by name, and writes an odd name as comment-safe text so it stays one argument', () => {
     const odd = { ...web, name: 'ns/has "quotes" and spaces:p' };
     const r = renderCaptureRules([odd, { ...web, name: 'a/first:p' }], { family: 'IPv4', listenIP: '0.0.0.0', nodeIP: '192.168.1.5' });
     const rules = lines(r.payload).filter((l) => l.startsWith('-A '));
     expect(rules[0]).toContain('--comment a/first:p ');
-    expect(rules[2]).toContain('--comment "ns/has \\"quotes\\" and spaces:p" -p tcp');
+    expect(rules[2]).toContain('--comment ns/has%20%22quotes%22%20and%20spaces:p -p tcp');
   });
 });

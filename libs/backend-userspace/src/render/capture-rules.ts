@@ -1,10 +1,16 @@
 import type { IPFamily, Protocol } from '@kube-proxy/core';
-import { joinArgs } from '@kube-proxy/core';
+import { assertRestorePayload, canonicalIP, commentText, isPortNumber, isValidIP, joinArgs, UnsafeRestoreTextError } from '@kube-proxy/core';
 
 /*
  * The capture rules of userspace mode, in upstream's (pkg/proxy/userspace, v1.25) shapes, written as
  * one iptables-restore payload so a sync replaces them atomically: declaring a chain in a --noflush
  * restore flushes it, and the rules that follow are its whole new content.
+ *
+ * Defence in depth (issue 10), so that the renderer is safe fed anything directly: the service port
+ * name reaches the rules only as core's commentText (a valid `ns/name:port` byte for byte, anything
+ * else percent-encoded); every Service address must be core's canonical IP text (the listen and
+ * node IPs at least an IP) and every port a port number, else UnsafeRestoreTextError and no payload; and the finished payload is checked line by
+ * line (assertRestorePayload: no newline inside a line, no NUL or `\r`, nothing over-long).
  */
 
 export const PORTALS_CONTAINER = 'KUBE-PORTALS-CONTAINER';
@@ -73,6 +79,10 @@ function hostPort(ip: string, port: number): string {
  */
 export function renderCaptureRules(portals: readonly CapturePortal[], options: CaptureOptions): CaptureRuleset {
   const { family, listenIP, nodeIP } = options;
+  // From the configuration and the host, not from Services: an IP, not necessarily canonical text.
+  if (!isValidIP(listenIP)) refuse('listen IP', listenIP, '');
+  if (nodeIP !== null && !isValidIP(nodeIP)) refuse('node IP', nodeIP, '');
+  for (const p of portals) checkPortal(p);
   const anyAddress = isUnspecified(listenIP);
   const hostTarget = anyAddress ? nodeIP : listenIP;
   const nat: string[] = [];
@@ -80,7 +90,7 @@ export function renderCaptureRules(portals: readonly CapturePortal[], options: C
 
   const common = (p: CapturePortal, destIP: string | null, destPort: number): string[] => {
     const proto = p.protocol.toLowerCase();
-    const args = ['-m', 'comment', '--comment', p.name, '-p', proto, '-m', proto, '--dport', String(destPort)];
+    const args = ['-m', 'comment', '--comment', commentText(p.name), '-p', proto, '-m', proto, '--dport', String(destPort)];
     if (destIP !== null) args.push('-d', hostCIDR(destIP, family));
     return args;
   };
@@ -131,5 +141,29 @@ export function renderCaptureRules(portals: readonly CapturePortal[], options: C
     'COMMIT',
     '',
   ].join('\n');
+  // 9 chain, table and COMMIT lines around the rules.
+  assertRestorePayload(payload, nat.length + filter.length + 9);
   return { payload, natRules: nat.length, filterRules: filter.length, hostRulesOmitted: hostTarget === null && sorted.length > 0 };
+}
+
+function refuse(what: string, value: unknown, owner: string): never {
+  throw new UnsafeRestoreTextError(
+    `refusing to render ${what} ${JSON.stringify(String(value).slice(0, 120))}${owner ? ` of ${commentText(owner)}` : ''}: not the canonical text core produces`,
+  );
+}
+
+function checkIP(ip: string, what: string, owner: string): void {
+  if (typeof ip !== 'string' || canonicalIP(ip) !== ip) refuse(what, ip, owner);
+}
+
+/** The values of one portal that reach rules: canonical IP text, port numbers, a known protocol. */
+function checkPortal(p: CapturePortal): void {
+  if (p.protocol !== 'TCP' && p.protocol !== 'UDP' && p.protocol !== 'SCTP') refuse('protocol', p.protocol, p.name);
+  if (p.clusterIP !== '') checkIP(p.clusterIP, 'cluster IP', p.name);
+  for (const ip of p.externalIPs) checkIP(ip, 'external IP', p.name);
+  for (const ip of p.loadBalancerIPs) checkIP(ip, 'load balancer IP', p.name);
+  for (const [what, port] of [['port', p.port], ['internal proxy port', p.internalProxyPort], ['external proxy port', p.externalProxyPort]] as const) {
+    if (!isPortNumber(port)) refuse(what, port, p.name);
+  }
+  if (p.nodePort !== 0 && !isPortNumber(p.nodePort)) refuse('node port', p.nodePort, p.name);
 }

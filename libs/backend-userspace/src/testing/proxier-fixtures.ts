@@ -5,13 +5,14 @@ import type {
   ProxyContext,
   RestoreOptions,
   RulePosition,
+  RuleSpec,
   StringSink,
   Table,
   TestContextOverrides,
   V1EndpointSlice,
   V1Service,
 } from '@kube-proxy/core';
-import { defaultConfiguration, IptablesRestoreError, testContext } from '@kube-proxy/core';
+import { defaultConfiguration, IptablesRestoreError, joinArgs, testContext } from '@kube-proxy/core';
 
 export const NODE = 'node-1';
 
@@ -25,13 +26,20 @@ export function context(overrides: TestContextOverrides = {}): ProxyContext & { 
   });
 }
 
-/** An IptablesInterface that records restores and jump rules, and can be told to fail restores. */
+/**
+ * An IptablesInterface that records restores and jump rules, and can be told to fail restores. It
+ * remembers what the last successful restore put in each table (its `-A` lines) and the ensured
+ * rules, so flush detection (missingRules) can be tested with flush().
+ */
 export class RecordingIptables implements IptablesInterface {
   readonly family: IPFamily = 'IPv4';
   readonly description = 'recording';
   readonly payloads: string[] = [];
   readonly rules: string[] = [];
   failRestores = 0;
+  /** missingRules calls (one per table and flush-monitor round). */
+  checks = 0;
+  private readonly restored = new Map<string, Set<string>>();
 
   async restore(payload: string, options: RestoreOptions): Promise<void> {
     this.payloads.push(payload);
@@ -40,6 +48,31 @@ export class RecordingIptables implements IptablesInterface {
       this.failRestores--;
       throw new IptablesRestoreError('iptables-restore: line 7 failed', 1, 'iptables-restore: line 7 failed', 7);
     }
+    // Every capture chain of a table is declared in the payload, so its lines replace the table's.
+    let table = '';
+    for (const line of payload.split('\n')) {
+      if (line.startsWith('*')) this.restored.set((table = line.slice(1)), new Set());
+      else if (line.startsWith('-A ')) this.restored.get(table)?.add(line);
+    }
+  }
+
+  async missingRules(table: Table, rules: readonly RuleSpec[]): Promise<RuleSpec[]> {
+    this.checks++;
+    return rules.filter((r) => {
+      const ensured = `${table} ${r.chain} ${r.args.join(' ')}`;
+      if (this.rules.some((rule) => rule.slice(3) === ensured)) return false;
+      return !(this.restored.get(table)?.has(`-A ${r.chain} ${joinArgs(r.args)}`) ?? false);
+    });
+  }
+
+  /** `iptables -t TABLE -F [CHAIN]`: the table's (or the chain's) rules are gone, its chains stay. */
+  flush(table: Table, chain?: string): void {
+    for (let i = this.rules.length - 1; i >= 0; i--) {
+      const [, t, c] = (this.rules[i] as string).split(' ');
+      if (t === table && (chain === undefined || c === chain)) this.rules.splice(i, 1);
+    }
+    const lines = this.restored.get(table);
+    for (const line of [...(lines ?? [])]) if (chain === undefined || line.startsWith(`-A ${chain} `)) lines?.delete(line);
   }
   async saveTable(): Promise<string> {
     return '';

@@ -5,7 +5,7 @@
  */
 export { Iptables, iptablesBinaries, WAIT_ARGS } from './iptables-runner.js';
 export type { IptablesBinaries, IptablesOptions } from './iptables-runner.js';
-export type { IptablesInterface, RestoreOptions, RulePosition, Table } from './types.js';
+export type { IptablesInterface, RestoreOptions, RulePosition, RuleSpec, Table } from './types.js';
 export {
   extractLines,
   IptablesError,
@@ -16,3 +16,11 @@ export {
 } from './errors.js';
 export type { PayloadLine } from './errors.js';
 export { chainsFromSave, joinArgs, quoteArg, ruleTarget, tokenize } from './rule-text.js';
+export {
+  describeRule,
+  IPTABLES_FLUSH_POLL_MS,
+  IPTABLES_FLUSH_SETTLE_MS,
+  IPTABLES_FLUSH_TIMEOUT_MS,
+  IptablesFlushMonitor,
+} from './flush-monitor.js';
+export type { IptablesFlushMonitorOptions, TableFlushFinding } from './flush-monitor.js';

@@ -3,7 +3,8 @@ import type { IPFamily } from '../model/protocol.js';
 import type { CommandExecutor, CommandResult } from '../ports/command-executor.js';
 import type { Logger } from '../ports/logger.js';
 import { IptablesError, IptablesRestoreError, parseRestoreErrorLine } from './errors.js';
-import type { IptablesInterface, RestoreOptions, RulePosition, Table } from './types.js';
+import { joinArgs, ruleTarget } from './rule-text.js';
+import type { IptablesInterface, RestoreOptions, RulePosition, RuleSpec, Table } from './types.js';
 
 /** `-w 5`: wait up to 5 s for the xtables lock (upstream's WaitString + WaitSecondsValue). */
 export const WAIT_ARGS: readonly string[] = ['-w', '5'];
@@ -139,6 +140,29 @@ export class Iptables implements IptablesInterface {
     throw this.error(`could not check chain "${chain}"`, result);
   }
 
+  async missingRules(table: Table, rules: readonly RuleSpec[]): Promise<RuleSpec[]> {
+    // All checks in one iptables-restore of `-C` lines: iptables-legacy reads the whole table from
+    // the kernel once per process (hundreds of ms for a 10,000-service nat table), so one process
+    // per table instead of one per rule. It stops at the first missing rule; that one is set aside
+    // and the rest checked again (a healthy table costs exactly one run).
+    // iptables-legacy-restore evaluates -C while parsing, so --test (never commit) is safe;
+    // iptables-nft-restore evaluates at commit and --test would skip the checks, but a commit of
+    // nothing but checks changes nothing.
+    const args = [...WAIT_ARGS, '--noflush', ...(this.variant === 'legacy' ? ['--test'] : [])];
+    let remaining = [...rules];
+    const missing = new Set<RuleSpec>();
+    for (let round = 0; round <= rules.length && remaining.length > 0; round++) {
+      const payload = [`*${table}`, ...remaining.map((r) => `-C ${r.chain} ${joinArgs(r.args)}`), 'COMMIT', ''].join('\n');
+      const result = await this.exec(this.binaries.restore, args, { input: payload });
+      if (result.exitCode === 0) break;
+      const blamed = blamedChecks(outputOf(result), remaining);
+      if (blamed.length === 0) throw this.checkError(table, result);
+      for (const r of blamed) missing.add(r);
+      remaining = remaining.filter((r) => !missing.has(r));
+    }
+    return rules.filter((r) => missing.has(r));
+  }
+
   /** `iptables -C`: true when the rule exists; exit 1 is "no such rule" (upstream checkRuleUsingCheck). */
   private async checkRule(table: Table, chain: string, args: readonly string[]): Promise<boolean> {
     const result = await this.run('-C', table, chain, args, CHECK_TIMEOUT_MS);
@@ -156,6 +180,15 @@ export class Iptables implements IptablesInterface {
     timeoutMs?: number,
   ): Promise<CommandResult> {
     return this.exec(this.binaries.iptables, [...WAIT_ARGS, op, chain, '-t', table, ...args], { timeoutMs });
+  }
+
+  private checkError(table: Table, result: CommandResult): IptablesError {
+    const output = outputOf(result);
+    return new IptablesError(
+      `${this.binaries.restore}: could not check rules in table ${table} (exit ${String(result.exitCode)}): ${output}`,
+      result.exitCode,
+      output,
+    );
   }
 
   private error(what: string, result: CommandResult): IptablesError {
@@ -186,4 +219,30 @@ export class Iptables implements IptablesInterface {
     this.queue = next.catch(() => undefined);
     return next;
   }
+}
+
+// How iptables 1.8 says a check's jump target does not exist: legacy while parsing
+// ("Couldn't load target `KUBE-SERVICES':No such file or directory"), nft at commit, without
+// naming the line ("Chain 'KUBE-SERVICES' does not exist").
+const MISSING_TARGET_PATTERNS: readonly RegExp[] = [/Couldn't load target `([^']+)'/, /Chain '([^']+)' does not exist/];
+
+/**
+ * Which of the checked rules (payload lines 2…, after `*table`) an iptables-restore failure blames:
+ * the line of a failed `-C` ("line 3 failed": rule or chain missing), or every rule jumping to a
+ * target iptables says does not exist. [] when the failure is about something else (lock, syntax).
+ */
+function blamedChecks(output: string, checked: readonly RuleSpec[]): RuleSpec[] {
+  const failed = /line (\d+) failed/.exec(output);
+  if (failed) {
+    const rule = checked[Number(failed[1]) - 2];
+    if (rule !== undefined) return [rule];
+  }
+  for (const re of MISSING_TARGET_PATTERNS) {
+    const m = re.exec(output);
+    if (!m) continue;
+    const gone = m[1];
+    const hits = checked.filter((r) => ruleTarget(r.args)?.target === gone || r.chain === gone);
+    if (hits.length > 0) return hits;
+  }
+  return [];
 }

@@ -1,7 +1,12 @@
+import { UnsafeRestoreTextError } from '../render-safety/restore-text.js';
+
 /**
- * Splitting and joining iptables-restore lines: whitespace separates arguments, double quotes group
- * them (`--comment "a b"`), and a backslash inside quotes escapes the next character, as
- * iptables-restore's argument parser does.
+ * Splitting and joining iptables-restore lines as iptables-restore's argument parser (iptables 1.8.9,
+ * nft and legacy, checked with the real tool) does: space, tab and newline separate arguments; a
+ * double quote opens a quoted part even in the middle of a word, and the closing quote ends the
+ * argument (`ab"c d"e` is `abc d` then `e`); inside quotes a backslash takes the next character
+ * literally (`\"` is `"`, `\\` is `\`, `\n` is `n`); outside quotes a backslash is an ordinary
+ * character; `\r`, `'` and `#` are ordinary characters.
  */
 export function tokenize(line: string): string[] {
   const tokens: string[] = [];
@@ -14,7 +19,11 @@ export function tokenize(line: string): string[] {
       if (ch === '\\' && i + 1 < line.length) {
         current += line[++i];
       } else if (ch === '"') {
+        // The closing quote ends the argument.
         inQuotes = false;
+        tokens.push(current);
+        current = '';
+        inToken = false;
       } else {
         current += ch;
       }
@@ -23,7 +32,7 @@ export function tokenize(line: string): string[] {
     if (ch === '"') {
       inQuotes = true;
       inToken = true;
-    } else if (ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n') {
+    } else if (ch === ' ' || ch === '\t' || ch === '\n') {
       if (inToken) {
         tokens.push(current);
         current = '';
@@ -39,8 +48,15 @@ export function tokenize(line: string): string[] {
   return tokens;
 }
 
-/** Quotes one argument for an iptables-restore line when it needs it (whitespace, quotes, empty). */
+/**
+ * Quotes one argument for an iptables-restore line when it needs it (whitespace, quotes, empty).
+ * Throws UnsafeRestoreTextError for an argument with a newline, `\r` or NUL: iptables-restore has no
+ * way to carry them inside an argument (a newline ends the line, NUL the string, `\r` is kept raw).
+ */
 export function quoteArg(arg: string): string {
+  if (/[\n\r\0]/.test(arg)) {
+    throw new UnsafeRestoreTextError(`argument ${JSON.stringify(arg.slice(0, 120))} cannot be written on an iptables-restore line (newline, carriage return or NUL)`);
+  }
   if (arg !== '' && !/[\s"\\]/.test(arg)) return arg;
   return `"${arg.replace(/["\\]/g, (c) => `\\${c}`)}"`;
 }

@@ -6,6 +6,12 @@ export type Table = 'filter' | 'nat' | 'mangle';
 /** Where ensureRule puts a missing rule: `-I` (first) or `-A` (last), as upstream's RulePosition. */
 export type RulePosition = '-I' | '-A';
 
+/** One rule as `iptables -C` takes it: its chain and its arguments (argv entries, unquoted). */
+export interface RuleSpec {
+  readonly chain: string;
+  readonly args: readonly string[];
+}
+
 export interface RestoreOptions {
   /** `--noflush`: leave chains and tables not named in the payload alone. */
   readonly noFlush: boolean;
@@ -39,4 +45,12 @@ export interface IptablesInterface {
   deleteChain(table: Table, chain: string): Promise<void>;
   /** Whether the chain exists. Throws when that cannot be told (lock contention, missing binary). */
   chainExists(table: Table, chain: string): Promise<boolean>;
+  /**
+   * Those of `rules` (all in `table`) that the table does not hold, in their given order; [] when
+   * every one is there. `iptables -C` semantics: the kernel's canonical form is compared, and a rule
+   * whose chain or jump target does not exist is missing. Meant for flush detection: one process
+   * checks them all (`iptables-restore` of `-C` lines), each missing rule costs one more. Throws when
+   * that cannot be told (lock contention, missing binary, a rule iptables cannot parse).
+   */
+  missingRules(table: Table, rules: readonly RuleSpec[]): Promise<RuleSpec[]>;
 }

@@ -103,7 +103,9 @@ describe('PromProxyMetrics', () => {
     const m = new PromProxyMetrics({ mode: 'iptables', defaultMetrics: false });
     exercise(m);
     const got = await series(m);
-    expect([...got.keys()].sort()).toEqual(Object.keys(UPSTREAM).sort());
+    // kube-proxy-ts's own metrics (not upstream's) are covered by their own specs.
+    const own = new Set(['kubeproxy_invalid_objects_total']);
+    expect([...got.keys()].filter((n) => !own.has(n)).sort()).toEqual(Object.keys(UPSTREAM).sort());
     for (const [name, want] of Object.entries(UPSTREAM)) {
       const metric = got.get(name)!;
       expect({ name, type: metric.type }).toEqual({ name, type: want.type });
@@ -187,5 +189,55 @@ describe('PromProxyMetrics', () => {
     expect(body).toContain('# TYPE process_cpu_seconds_total counter');
     expect(body).toContain('process_start_time_seconds');
     expect(body).toContain('process_resident_memory_bytes');
+  });
+
+  describe('nfacct counters (iptables mode)', () => {
+    const INVALID = 'kubeproxy_iptables_ct_state_invalid_dropped_packets_total';
+    const LOCALHOST = 'kubeproxy_iptables_localhost_nodeports_accepted_packets_total';
+
+    it('exports both counters with upstream names, help and type, read at scrape time', async () => {
+      const m = new PromProxyMetrics({ mode: 'iptables', defaultMetrics: false });
+      let reads = 0;
+      const counts = { ct_state_invalid_dropped_pkts: 3, localhost_nps_accepted_pkts: 12 };
+      m.nfacctCounters(async () => {
+        reads++;
+        return counts;
+      });
+      let { body } = await m.scrape();
+      expect(body).toContain(`# HELP ${INVALID} [ALPHA] packets dropped by iptables to work around conntrack problems\n# TYPE ${INVALID} counter\n${INVALID} 3\n`);
+      expect(body).toContain(`# HELP ${LOCALHOST} [ALPHA] Number of packets accepted on nodeports of loopback interface\n# TYPE ${LOCALHOST} counter\n${LOCALHOST} 12\n`);
+      counts.localhost_nps_accepted_pkts = 20;
+      ({ body } = await m.scrape());
+      expect(body).toContain(`${LOCALHOST} 20\n`);
+      expect(reads).toBe(2);
+    });
+
+    it('leaves out a counter that cannot be read, and both when the reader fails or none is registered', async () => {
+      const m = new PromProxyMetrics({ mode: 'iptables', defaultMetrics: false });
+      expect((await m.scrape()).body).not.toContain('nfacct');
+      expect((await m.scrape()).body).not.toContain(INVALID);
+      let fail = false;
+      m.nfacctCounters(async () => {
+        if (fail) throw new Error('nfacct: netlink error');
+        return { ct_state_invalid_dropped_pkts: 5 };
+      });
+      let { body } = await m.scrape();
+      expect(body).toContain(`${INVALID} 5`);
+      expect(body).not.toContain(LOCALHOST);
+      fail = true;
+      ({ body } = await m.scrape());
+      expect(body).not.toContain(INVALID);
+      expect(body).not.toContain(LOCALHOST);
+    });
+
+    it('exports them only in iptables mode', async () => {
+      for (const mode of ['ipvs', 'userspace', 'nftables']) {
+        const m = new PromProxyMetrics({ mode, defaultMetrics: false });
+        m.nfacctCounters(async () => ({ ct_state_invalid_dropped_pkts: 1, localhost_nps_accepted_pkts: 1 }));
+        const { body } = await m.scrape();
+        expect(body).not.toContain(INVALID);
+        expect(body).not.toContain(LOCALHOST);
+      }
+    });
   });
 });

@@ -2,7 +2,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric
 import type { IPFamily } from '../model/protocol.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { exponentialBuckets, linearBuckets, mergeBuckets } from './buckets.js';
-import type { IptablesTable, ProxyMetrics, ProxySocketStats, SyncKind } from './proxy-metrics.js';
+import { NFACCT_COUNTER_METRICS, type IptablesTable, type NfacctPacketCounts, type ProxyMetrics, type ProxySocketStats, type SyncKind } from './proxy-metrics.js';
+import type { InvalidObjectKind } from './proxy-metrics.js';
 
 /** Upstream's metrics subsystem: every name starts with it. */
 export const KUBE_PROXY_SUBSYSTEM = 'kubeproxy';
@@ -88,9 +89,16 @@ export class PromProxyMetrics implements ProxyMetrics {
   ];
   private readonly healthzTotal = counter('proxy_healthz_total', 'Cumulative proxy healthz HTTP status', ['code']);
   private readonly livezTotal = counter('proxy_livez_total', 'Cumulative proxy livez HTTP status', ['code']);
+  /** kube-proxy-ts's own: objects the sources refused to deliver (validation at the edge). */
+  private readonly invalidObjects = counter('invalid_objects_total', 'Objects (Services, EndpointSlices, Nodes) skipped because they failed validation', ['kind']);
+  /** iptables mode: upstream's custom collectors over the nfacct counters (registered per scrape, see scrape()). */
+  private readonly nfacctMetrics = Object.entries(NFACCT_COUNTER_METRICS).map(([name, m]) => ({ name, metric: counter(m.metric, m.help, []) }));
+  private nfacctRead: (() => Promise<NfacctPacketCounts>) | undefined;
+  private readonly mode: string;
 
   constructor(options: PromProxyMetricsOptions) {
     this.clock = options.clock ?? systemClock;
+    this.mode = options.mode;
     const exported: Metric[] = [
       // Every mode.
       this.syncLatency,
@@ -102,6 +110,7 @@ export class PromProxyMetrics implements ProxyMetrics {
       this.serviceTotal,
       this.healthzTotal,
       this.livezTotal,
+      this.invalidObjects,
       // Every mode but winkernel (out of scope here).
       this.programmingLatency,
       this.noLocal,
@@ -122,12 +131,43 @@ export class PromProxyMetrics implements ProxyMetrics {
       exported.push(this.restoreFailures, this.rulesTotal, this.rulesLast, ...this.socketMetrics);
     }
     for (const m of exported) this.registry.registerMetric(m);
+    // Every kind is exported from the start (at 0), so a dashboard can tell "none refused" from "not reported".
+    for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) this.invalidObjects.inc({ kind }, 0);
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
   /** The text exposition format and its Content-Type, for GET /metrics. */
   async scrape(): Promise<{ contentType: string; body: string }> {
+    await this.collectNfacct();
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  nfacctCounters(read: () => Promise<NfacctPacketCounts>): void {
+    this.nfacctRead = read;
+  }
+
+  /**
+   * Reads the nfacct counters and exports exactly those that could be read, as upstream's collectors
+   * (a counter that is missing yields no sample, so its metric is absent from the page).
+   */
+  private async collectNfacct(): Promise<void> {
+    if (this.mode !== 'iptables' || this.nfacctRead === undefined) return;
+    let counts: NfacctPacketCounts;
+    try {
+      counts = await this.nfacctRead();
+    } catch {
+      counts = {};
+    }
+    for (const { name, metric } of this.nfacctMetrics) {
+      const packets = counts[name];
+      if (packets === undefined || !Number.isFinite(packets) || packets < 0) {
+        this.registry.removeSingleMetric((metric as unknown as { name: string }).name);
+        continue;
+      }
+      metric.reset();
+      metric.inc(packets);
+      this.registry.registerMetric(metric);
+    }
   }
 
   syncQueued(family: IPFamily): void {
@@ -189,6 +229,10 @@ export class PromProxyMetrics implements ProxyMetrics {
 
   livezResponse(code: number): void {
     this.livezTotal.inc({ code: String(code) });
+  }
+
+  invalidObject(kind: InvalidObjectKind): void {
+    this.invalidObjects.inc({ kind });
   }
 
   /** A metric whose value per family is read from the registered socket stats at scrape time. */

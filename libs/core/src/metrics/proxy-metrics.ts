@@ -2,6 +2,8 @@ import type { IPFamily } from '../model/protocol.js';
 
 export type SyncKind = 'full' | 'partial';
 export type IptablesTable = 'filter' | 'nat';
+/** The kinds of object a source validates before delivering them (the `kind` label of invalid_objects_total). */
+export type InvalidObjectKind = 'Service' | 'EndpointSlice' | 'Node';
 
 /**
  * Running totals of a userspace-mode proxier's sockets, read when metrics are scraped (so the data
@@ -63,6 +65,35 @@ export interface ProxyMetrics {
 
   healthzResponse(code: number): void;
   livezResponse(code: number): void;
+
+  /**
+   * invalid_objects_total{kind} (kube-proxy-ts's own): one Service, EndpointSlice or Node was skipped
+   * because it failed validation (see core's validateService & co.).
+   */
+  invalidObject(kind: InvalidObjectKind): void;
+
+  /**
+   * iptables mode: iptables_ct_state_invalid_dropped_packets_total and
+   * iptables_localhost_nodeports_accepted_packets_total come from the kernel's nfacct counters, read
+   * by `read` on every scrape (packet counts by counter name, see NFACCT_COUNTER_METRICS). A counter
+   * `read` leaves out (not created, or unreadable) is not exported, as upstream's collector.
+   */
+  nfacctCounters(read: () => Promise<NfacctPacketCounts>): void;
 }
+
+/** Packet counts of nfacct counters by counter name (`ct_state_invalid_dropped_pkts`, …). */
+export type NfacctPacketCounts = Readonly<Record<string, number | undefined>>;
+
+/** The nfacct counters upstream's iptables proxier creates, and the metric (after `kubeproxy_`) each one feeds. */
+export const NFACCT_COUNTER_METRICS: Readonly<Record<string, { readonly metric: string; readonly help: string }>> = {
+  ct_state_invalid_dropped_pkts: {
+    metric: 'iptables_ct_state_invalid_dropped_packets_total',
+    help: 'packets dropped by iptables to work around conntrack problems',
+  },
+  localhost_nps_accepted_pkts: {
+    metric: 'iptables_localhost_nodeports_accepted_packets_total',
+    help: 'Number of packets accepted on nodeports of loopback interface',
+  },
+};
 
 export const PROXY_METRICS = Symbol.for('kube-proxy.ProxyMetrics');

@@ -2,6 +2,7 @@ import type { Endpoint } from '../model/endpoint.js';
 import type { ServicePort } from '../model/service-port.js';
 import { servicePortName } from '../model/service-port-name.js';
 import { categorizeEndpoints } from './categorize-endpoints.js';
+import { DEFAULT_TOPOLOGY_GATES, topologyGates } from './topology-gates.js';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const NODE = 'node-1';
@@ -80,6 +81,8 @@ interface Case {
   allEndpoints?: string[];
   /** hasAnyEndpoints is true although allEndpoints is empty. */
   onlyRemoteEndpoints?: boolean;
+  /** --feature-gates=PreferSameTrafficDistribution=…; default on (the gate's default). */
+  preferSame?: boolean;
 }
 
 const zoneA = { [ZONE]: 'zone-a' };
@@ -398,6 +401,64 @@ const cases: Case[] = [
     clusterEndpoints: ['10.0.0.1:80'],
     localEndpoints: null,
   },
+  // PreferSameTrafficDistribution=false: upstream only looks at node hints while the gate is on.
+  {
+    name: 'gate off: node hints for this node are ignored and zone hints decide',
+    preferSame: false,
+    nodeLabels: zoneA,
+    serviceInfo: svc(),
+    endpoints: [
+      ep('10.0.0.1:80', { ready: true, zoneHints: ['zone-a'], nodeHints: [NODE] }),
+      ep('10.0.0.2:80', { ready: true, zoneHints: ['zone-a'], nodeHints: ['node-2'] }),
+      ep('10.0.0.3:80', { ready: true, zoneHints: ['zone-b'], nodeHints: ['node-3'] }),
+    ],
+    clusterEndpoints: ['10.0.0.1:80', '10.0.0.2:80'],
+    localEndpoints: null,
+  },
+  {
+    name: 'gate off: trafficDistribution PreferSameNode falls back to the zone hints',
+    preferSame: false,
+    nodeLabels: zoneA,
+    serviceInfo: { ...svc(), trafficDistribution: 'PreferSameNode' },
+    endpoints: [
+      ep('10.0.0.1:80', { ready: true, zoneHints: ['zone-a'], nodeHints: [NODE] }),
+      ep('10.0.0.2:80', { ready: true, zoneHints: ['zone-a'], nodeHints: ['node-2'] }),
+      ep('10.0.0.3:80', { ready: true, zoneHints: ['zone-b'], nodeHints: ['node-3'] }),
+    ],
+    clusterEndpoints: ['10.0.0.1:80', '10.0.0.2:80'],
+    localEndpoints: null,
+  },
+  {
+    name: 'gate off: node hints without zone hints mean no topology (every ready endpoint)',
+    preferSame: false,
+    nodeLabels: {},
+    serviceInfo: svc(),
+    endpoints: [ep('10.0.0.1:80', { ready: true, nodeHints: [NODE] }), ep('10.0.0.2:80', { ready: true, nodeHints: ['node-2'] })],
+    clusterEndpoints: ['10.0.0.1:80', '10.0.0.2:80'],
+    localEndpoints: null,
+  },
+  {
+    name: 'gate off: zone hints still narrow to this zone',
+    preferSame: false,
+    nodeLabels: zoneA,
+    serviceInfo: svc(),
+    endpoints: [ep('10.0.0.1:80', { ready: true, zoneHints: ['zone-a'] }), ep('10.0.0.2:80', { ready: true, zoneHints: ['zone-b'] })],
+    clusterEndpoints: ['10.0.0.1:80'],
+    localEndpoints: null,
+  },
+  {
+    name: 'gate off, Local internal policy with a NodePort: local endpoints are untouched by the gate',
+    preferSame: false,
+    nodeLabels: zoneA,
+    serviceInfo: svc({ internalPolicyLocal: true, nodePort: 30000 }),
+    endpoints: [
+      ep('10.0.0.1:80', { ready: true, isLocal: true, zoneHints: ['zone-a'], nodeHints: [NODE] }),
+      ep('10.0.0.2:80', { ready: true, zoneHints: ['zone-a'], nodeHints: ['node-2'] }),
+    ],
+    clusterEndpoints: ['10.0.0.1:80', '10.0.0.2:80'],
+    localEndpoints: ['10.0.0.1:80'],
+    allEndpoints: ['10.0.0.1:80', '10.0.0.2:80'],
+  },
   {
     name: 'topology hints are ignored when falling back to terminating endpoints',
     nodeLabels: zoneA,
@@ -416,7 +477,8 @@ const sortedKeys = (eps: readonly Endpoint[] | null) => (eps === null ? null : e
 
 describe('categorizeEndpoints', () => {
   it.each(cases)('$name', (tc) => {
-    const result = categorizeEndpoints(tc.endpoints, tc.serviceInfo, NODE, tc.nodeLabels ?? {});
+    const gates = tc.preferSame === undefined ? undefined : { preferSameTrafficDistribution: tc.preferSame };
+    const result = categorizeEndpoints(tc.endpoints, tc.serviceInfo, NODE, tc.nodeLabels ?? {}, gates);
 
     expect(sortedKeys(result.clusterEndpoints)).toEqual(tc.clusterEndpoints === null ? null : [...tc.clusterEndpoints].sort());
     expect(sortedKeys(result.localEndpoints)).toEqual(tc.localEndpoints === null ? null : [...tc.localEndpoints].sort());
@@ -441,5 +503,15 @@ describe('categorizeEndpoints', () => {
       zoneA,
     );
     expect(result.allReachableEndpoints.map((e) => e.key)).toEqual(['10.0.0.0:80', '10.0.0.1:80']);
+  });
+});
+
+describe('topologyGates', () => {
+  it('reads PreferSameTrafficDistribution from the configured feature gates (default on)', () => {
+    expect(topologyGates({})).toEqual({ preferSameTrafficDistribution: true });
+    expect(DEFAULT_TOPOLOGY_GATES).toEqual(topologyGates({}));
+    expect(topologyGates({ PreferSameTrafficDistribution: false })).toEqual({ preferSameTrafficDistribution: false });
+    expect(topologyGates({ AllBeta: false })).toEqual({ preferSameTrafficDistribution: false });
+    expect(topologyGates({ AllBeta: false, PreferSameTrafficDistribution: true })).toEqual({ preferSameTrafficDistribution: true });
   });
 });

@@ -1,6 +1,7 @@
 import type { Endpoint } from '../model/endpoint.js';
 import type { ServicePort } from '../model/service-port.js';
 import { LABEL_TOPOLOGY_ZONE } from '../model/well-known.js';
+import { DEFAULT_TOPOLOGY_GATES, type TopologyGates } from './topology-gates.js';
 import type { CategorizedEndpoints } from './types.js';
 
 /** How cluster-policy endpoints are narrowed by topology hints. */
@@ -22,12 +23,15 @@ const EMPTY: readonly Endpoint[] = [];
  * EndpointSlice controller wrote (it only writes them for trafficDistribution or the topology
  * annotation), which is why the Service fields themselves are not consulted here. An empty set means
  * the port uses that policy but nothing is usable; null means the port never uses that policy.
+ * `gates` carries the feature gates that change the outcome (PreferSameTrafficDistribution: with it
+ * off, node hints are ignored and zone hints decide, as upstream).
  */
 export function categorizeEndpoints(
   endpoints: readonly Endpoint[],
   svc: ServicePort,
   nodeName: string,
   nodeLabels: Readonly<Record<string, string>>,
+  gates: TopologyGates = DEFAULT_TOPOLOGY_GATES,
 ): CategorizedEndpoints {
   if (endpoints.length === 0) {
     return {
@@ -44,7 +48,7 @@ export function categorizeEndpoints(
 
   if (svc.usesClusterEndpoints) {
     const zone = nodeLabels[LABEL_TOPOLOGY_ZONE] ?? '';
-    topologyMode = topologyModeFromHints(endpoints, nodeName, zone);
+    topologyMode = topologyModeFromHints(endpoints, nodeName, zone, gates.preferSameTrafficDistribution);
     const mode = topologyMode;
     clusterEndpoints = endpoints.filter((ep) => ep.ready && availableForTopology(ep, mode, nodeName, zone));
     // Topology was already abandoned above if no ready endpoint matched it, so an empty list here
@@ -101,12 +105,13 @@ export function categorizeEndpoints(
 }
 
 /**
- * PreferSameNode when every ready endpoint has node hints and one is hinted for this node; otherwise
+ * PreferSameNode when the PreferSameTrafficDistribution gate is on, every ready endpoint has node
+ * hints and one is hinted for this node (with the gate off node hints are not looked at); otherwise
  * PreferSameZone when every ready endpoint has zone hints and one is hinted for this zone; otherwise
  * no topology. All-or-nothing, because a partly hinted set means the controller is mid-update or gave
  * up, and routing by a partial view could overload the few hinted endpoints.
  */
-function topologyModeFromHints(endpoints: readonly Endpoint[], nodeName: string, zone: string): TopologyMode {
+function topologyModeFromHints(endpoints: readonly Endpoint[], nodeName: string, zone: string, nodeHintsEnabled: boolean): TopologyMode {
   let hasReady = false;
   let allHaveNodeHints = true;
   let hasForNode = false;
@@ -121,7 +126,7 @@ function topologyModeFromHints(endpoints: readonly Endpoint[], nodeName: string,
     else if (ep.zoneHints.has(zone)) hasForZone = true;
   }
   if (!hasReady) return '';
-  if (allHaveNodeHints && hasForNode) return 'PreferSameNode';
+  if (nodeHintsEnabled && allHaveNodeHints && hasForNode) return 'PreferSameNode';
   if (allHaveZoneHints && hasForZone) return 'PreferSameZone';
   return '';
 }

@@ -16,7 +16,6 @@ describe('birth cry', () => {
       reportingInstance: 'kube-proxy-host-a',
       action: 'StartKubeProxy',
       reason: 'Starting',
-      note: 'Starting kube-proxy.',
       type: 'Normal',
       regarding: { kind: 'Node', name: 'node-1', uid: 'node-1' },
     });

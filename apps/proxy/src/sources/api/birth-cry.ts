@@ -41,15 +41,20 @@ export function nodeEvent(
     reportingInstance: `${REPORTING_CONTROLLER}-${hostname}`.slice(0, 128),
     action: spec.action,
     reason: spec.reason,
-    note: spec.note.length > MAX_NOTE_LENGTH ? `${spec.note.slice(0, MAX_NOTE_LENGTH - 3)}...` : spec.note,
+    // events.k8s.io/v1 `note` is omitempty: an empty note is not sent at all, as client-go does.
+    ...(spec.note === '' ? {} : { note: spec.note.length > MAX_NOTE_LENGTH ? `${spec.note.slice(0, MAX_NOTE_LENGTH - 3)}...` : spec.note }),
     type: spec.type,
     regarding: { kind: 'Node', name: nodeName, uid: nodeName },
   };
 }
 
-/** The event upstream's birthCry records: reason Starting, action StartKubeProxy, regarding the Node. */
+/**
+ * The event upstream's birthCry records (`Recorder.Eventf(nodeRef, nil, Normal, "Starting",
+ * "StartKubeProxy", "")`): type Normal, reason Starting, action StartKubeProxy, no note, regarding
+ * the Node.
+ */
 export function startingEvent(nodeName: string, now: Date = new Date(), hostname: string = osHostname()): Record<string, unknown> {
-  return nodeEvent(nodeName, { type: 'Normal', reason: 'Starting', action: 'StartKubeProxy', note: 'Starting kube-proxy.' }, now, hostname);
+  return nodeEvent(nodeName, { type: 'Normal', reason: 'Starting', action: 'StartKubeProxy', note: '' }, now, hostname);
 }
 
 /**

@@ -6,3 +6,4 @@ export { ApiError } from './kube-api.js';
 export { postBirthCry, startingEvent } from './birth-cry.js';
 export { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 export type { InformerHealth, InformerState } from './resource-informer.js';
+export { watchTuningFromEnv, type WatchTuning } from './watch-tuning.js';

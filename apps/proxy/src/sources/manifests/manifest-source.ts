@@ -22,6 +22,11 @@ export interface ManifestSourceOptions {
   readonly logger: Logger;
   /** How often files are re-checked when no filesystem event arrives (ms). */
   readonly pollIntervalMs?: number;
+  /**
+   * Told of each Service/EndpointSlice/Node this source cannot even identify (no name, wrong
+   * apiVersion, …), so such objects count as invalid like those validation refuses later.
+   */
+  readonly onMalformed?: (kind: ProxiedKind) => void;
 }
 
 export interface ManifestHandlers {
@@ -156,6 +161,7 @@ export class ManifestSource {
           objects.set(c.key, { kind: c.kind, object: c.object });
         } else if (!c.ignored) {
           logger.warn('Skipping malformed object in manifest file', { file, document: index, err: c.error });
+          if (c.kind) this.opts.onMalformed?.(c.kind);
         }
       });
       next.set(file, { signature: result.signature, objects });

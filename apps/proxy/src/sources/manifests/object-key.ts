@@ -12,7 +12,7 @@ const API_VERSIONS: Record<ProxiedKind, string> = {
 export type ClassifiedObject =
   | { readonly ok: true; readonly kind: ProxiedKind; readonly key: string; readonly object: ManifestObject }
   | { readonly ok: false; readonly ignored: true }
-  | { readonly ok: false; readonly ignored: false; readonly error: string };
+  | { readonly ok: false; readonly ignored: false; readonly error: string; readonly kind?: ProxiedKind };
 
 /**
  * Decides whether a manifest object is one the proxy consumes and gives it a stable identity
@@ -26,17 +26,17 @@ export function classifyObject(obj: ManifestObject): ClassifiedObject {
     return { ok: false, ignored: false, error: 'object has no "kind"' };
   }
   if (obj.apiVersion !== API_VERSIONS[kind]) {
-    return { ok: false, ignored: false, error: `${kind} must have apiVersion ${API_VERSIONS[kind]}, got ${JSON.stringify(obj.apiVersion)}` };
+    return { ok: false, ignored: false, kind, error: `${kind} must have apiVersion ${API_VERSIONS[kind]}, got ${JSON.stringify(obj.apiVersion)}` };
   }
   const md = obj.metadata;
   if (typeof md !== 'object' || md === null || typeof md.name !== 'string' || md.name === '') {
-    return { ok: false, ignored: false, error: `${kind} has no metadata.name` };
+    return { ok: false, ignored: false, kind, error: `${kind} has no metadata.name` };
   }
   if (md.namespace !== undefined && typeof md.namespace !== 'string') {
-    return { ok: false, ignored: false, error: `${kind} ${md.name}: metadata.namespace must be a string` };
+    return { ok: false, ignored: false, kind, error: `${kind} ${md.name}: metadata.namespace must be a string` };
   }
   if (md.labels !== undefined && (typeof md.labels !== 'object' || md.labels === null || Array.isArray(md.labels))) {
-    return { ok: false, ignored: false, error: `${kind} ${md.name}: metadata.labels must be a map` };
+    return { ok: false, ignored: false, kind, error: `${kind} ${md.name}: metadata.labels must be a map` };
   }
   if (kind === 'Node') return { ok: true, kind, key: `Node/${md.name}`, object: obj };
   // Like kubectl apply, a namespaced object without a namespace lands in "default".

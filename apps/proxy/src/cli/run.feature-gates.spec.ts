@@ -1,0 +1,84 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { runCli } from './run.js';
+
+// --feature-gates=PreferSameTrafficDistribution=false through the whole CLI (--dry-run --once): a
+// Service whose EndpointSlice carries node hints (trafficDistribution: PreferSameNode) and zone hints.
+// Gate on: only the endpoint hinted for this node; gate off: the zone's endpoints, as upstream.
+
+const MANIFESTS = `
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-1
+  labels: { topology.kubernetes.io/zone: zone-a }
+status:
+  addresses: [{ type: InternalIP, address: 192.168.50.1 }]
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web, namespace: default }
+spec:
+  clusterIP: 10.96.0.10
+  trafficDistribution: PreferSameNode
+  ports: [{ name: http, port: 80, targetPort: 8080, protocol: TCP }]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: web-abcde
+  namespace: default
+  labels: { kubernetes.io/service-name: web }
+addressType: IPv4
+ports: [{ name: http, port: 8080, protocol: TCP }]
+endpoints:
+  - addresses: [10.244.1.11]
+    nodeName: node-1
+    zone: zone-a
+    conditions: { ready: true }
+    hints: { forZones: [{ name: zone-a }], forNodes: [{ name: node-1 }] }
+  - addresses: [10.244.2.12]
+    nodeName: node-2
+    zone: zone-a
+    conditions: { ready: true }
+    hints: { forZones: [{ name: zone-a }], forNodes: [{ name: node-2 }] }
+  - addresses: [10.244.3.13]
+    nodeName: node-3
+    zone: zone-b
+    conditions: { ready: true }
+    hints: { forZones: [{ name: zone-b }], forNodes: [{ name: node-3 }] }
+`;
+
+/** The endpoints whose DNAT rules the dry-run ruleset contains. */
+async function dnatTargets(dir: string, extra: readonly string[]): Promise<string[]> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  stdout.on('data', (d: Buffer) => (out += d.toString()));
+  stderr.resume();
+  const code = await runCli(
+    ['--proxy-mode=iptables', `--manifests=${dir}`, '--hostname-override=node-1', '--dry-run', '--once', ...extra],
+    { stdout, stderr },
+  );
+  expect(code).toBe(0);
+  return [...out.matchAll(/-j DNAT --to-destination (\S+)/g)].map((m) => m[1]!).sort();
+}
+
+describe('kube-proxy CLI --feature-gates=PreferSameTrafficDistribution', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kp-cli-gates-'));
+    await writeFile(join(dir, 'objects.yaml'), MANIFESTS);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('on (the default): node hints pick the endpoint hinted for this node', async () => {
+    expect(await dnatTargets(dir, [])).toEqual(['10.244.1.11:8080']);
+  });
+
+  it('=false: node hints are ignored and the zone hints pick this zone\'s endpoints', async () => {
+    expect(await dnatTargets(dir, ['--feature-gates=PreferSameTrafficDistribution=false'])).toEqual(['10.244.1.11:8080', '10.244.2.12:8080']);
+  });
+});

@@ -1,0 +1,15 @@
+/*
+ * Render safety: what every backend's renderer uses so that a string from the API can never end a
+ * comment or a line of the text handed to a kernel tool (iptables-restore; later ipset, ipvsadm, nft).
+ */
+export { COMMENT_MAX_LENGTH, COMMENT_TRUNCATION_MARK, EMPTY_COMMENT_TEXT, commentText, quotedCommentText } from './comment-text.js';
+export {
+  RESTORE_LINE_MAX_LENGTH,
+  UnsafeRestoreTextError,
+  assertRestoreLine,
+  assertRestorePayload,
+  restoreLineProblem,
+} from './restore-text.js';
+// Test vectors for the renderers' hostile-input tests (exported like core's other testing fakes).
+export { BENIGN_NAME, HOSTILE_NAMES } from './hostile-names.js';
+export type { HostileName } from './hostile-names.js';
