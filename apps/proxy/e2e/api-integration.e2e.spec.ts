@@ -1,22 +1,31 @@
 /**
  * API-integration e2e (dry-run flavour): `bin/kube-proxy --master=<TestApiServer> --dry-run` as a
  * real process, informers against a real HTTP server, and the would-be iptables state it prints after
- * every sync. No root, no namespaces: unlike the real-kernel suites this one never skips.
+ * every sync. No root, no namespaces: unlike the real-kernel suites this part never skips.
  *
  * What it checks: initial state, latency of a new Service, endpoint add/remove/terminating, the
  * service-proxy-name/headless filters, and recovery from API faults (dropped watches, a 10 s outage,
  * 410 Gone after compaction with a delete missed while disconnected), each fault test ending with
  * "the state equals what a fresh proxy prints on its first sync".
  *
- * Not here: the Starting event of a proxy that is not dry-run. Without --dry-run the proxy programs the
- * host's iptables, which needs root (and would touch the host outside a namespace); the event itself is
- * covered by the unit tests of src/sources/api (birth-cry, api-source).
+ * The Starting event of a proxy that is not dry-run is checked at the end, with a real proxy inside a
+ * network namespace (it programs iptables there): that part needs root (CI runs as root) and is
+ * skipped, loudly, otherwise.
  *
  * Run (after `npx nx build proxy`), from apps/proxy:
  *   node --experimental-vm-modules --no-warnings=ExperimentalWarning ../../node_modules/jest/bin/jest.js \
  *     -c jest.e2e.config.cjs e2e/api-integration
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
+import { cleanupStaleRuns, createSimulatedNode, iptables, iptablesSave, runPrefix, waitFor, type SimulatedNode } from '@kube-proxy/tools/netns';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the test API server of tools
 import { TestApiServer, waitUntil, type KubeObject } from '@kube-proxy/tools/test-apiserver';
+import { NetnsApiServer } from './api-support/netns-api-server.js';
+import { e2ePreflight } from './support/preflight.js';
+import { startProxy as startNetnsProxy, type RunningProxy } from './support/proxy.js';
 import { DryRunProxy, MIN_SYNC_PERIOD_MS, assertBuilt, dryRunArgs, runOnce, stopAllProxies } from './api-support/dry-run-proxy.js';
 import { HEADLESS_LABEL, SERVICE_PROXY_NAME_LABEL, endpointSlice, node, service, serviceWithEndpoints, terminating, type Ep } from './api-support/objects.js';
 import {
@@ -139,7 +148,7 @@ describe('kube-proxy --dry-run against the test API server', () => {
       expect(proxy.alive()).toBe(true);
     });
 
-    it.todo('posts the Starting event when not in dry-run (needs root: a real proxy programs the host iptables)');
+    // The Starting event of a proxy that is not dry-run: see the last describe of this file.
 
     it('programs a Service created after start within minSyncPeriod + 1 s', async () => {
       await proxy.firstSync();
@@ -316,4 +325,97 @@ describe('kube-proxy --dry-run against the test API server', () => {
       await expectSameAsFreshProxy(srv, proxy);
     });
   });
+});
+
+const pre = await e2ePreflight('API integration: Starting event (not dry-run)');
+const describeNetns = pre.run ? describe : describe.skip;
+
+describeNetns('kube-proxy without --dry-run against the test API server (real proxy in a network namespace)', () => {
+  const TAG = 'kpsev';
+  let simNode: SimulatedNode | undefined;
+  let api: NetnsApiServer | undefined;
+  let proxy: RunningProxy | undefined;
+  let dir = '';
+
+  afterAll(async () => {
+    await proxy?.stop();
+    await api?.stop();
+    await simNode?.destroy();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }, 40_000);
+
+  it("posts the Starting event exactly once, with upstream's birthCry fields, when not in dry-run", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kp-e2e-starting-'));
+    await cleanupStaleRuns(TAG);
+    simNode = await createSimulatedNode({ prefix: runPrefix(TAG), podCount: 1 });
+    const nd = simNode;
+    await iptables(nd, nd.ns.node, 'nft', ['-t', 'mangle', '-N', 'KUBE-IPTABLES-HINT']);
+    api = await NetnsApiServer.start(nd, { lifetimeS: 120 });
+    const srv = api;
+    await srv.create(node());
+    for (const o of serviceWithEndpoints({ name: 'web', clusterIP: '10.96.0.10', endpoints: ['10.244.1.11'] })) await srv.create(o);
+
+    const startedAt = Date.now();
+    proxy = startNetnsProxy(
+      nd,
+      [`--master=${srv.url}`, '--proxy-mode=iptables', '--hostname-override=node-1', '--cluster-cidr=10.244.0.0/16', '-v=2'],
+      { logFile: join(dir, 'proxy.log') },
+    );
+    const p = proxy;
+    await waitFor(
+      'the proxy (not dry-run) to program its first sync',
+      async () => {
+        if (p.exited()) throw new Error(`kube-proxy exited with ${p.exitCode()}:\n${p.tail(60)}`);
+        const nat = await iptablesSave(nd, nd.ns.node, 'nft', 'nat');
+        return nat.includes('10.96.0.10/32') ? true : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+
+    // Posted at start (before the first sync); a restarted watch must not post it again.
+    const starting = async (): Promise<KubeObject[]> => (await srv.events()).filter((e) => (e as { reason?: unknown }).reason === 'Starting');
+    await waitFor('the Starting event', async () => ((await starting()).length > 0 ? true : undefined), { timeoutMs: 5000, intervalMs: 100 });
+    const dropped = (await srv.dropAllWatches()).result?.['dropped'];
+    expect(dropped).toBeGreaterThanOrEqual(3);
+    await waitFor('the proxy to re-open its 3 watches', async () => ((await srv.activeWatches()) >= 3 ? true : undefined), {
+      timeoutMs: 15_000,
+      intervalMs: 200,
+    });
+    await new Promise((r) => setTimeout(r, 500));
+
+    // (Warning events about host setup the namespace does not allow, e.g. nf_conntrack_max, may come too.)
+    const events = await starting();
+    expect(events).toHaveLength(1);
+    const ev = events[0] as Record<string, unknown> & { metadata: Record<string, unknown> };
+    // client-go's events.k8s.io/v1 recorder for Recorder.Eventf(nodeRef, nil, Normal, "Starting", "StartKubeProxy", "").
+    expect(ev).toMatchObject({
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { namespace: 'default' },
+      type: 'Normal',
+      reason: 'Starting',
+      action: 'StartKubeProxy',
+      reportingController: 'kube-proxy',
+      reportingInstance: `kube-proxy-${hostname()}`,
+      regarding: { kind: 'Node', name: 'node-1', uid: 'node-1' },
+    });
+    expect(ev['note']).toBeUndefined();
+    expect(ev['related']).toBeUndefined();
+    expect(ev['series']).toBeUndefined();
+    expect((ev['regarding'] as Record<string, unknown>)['namespace'] ?? '').toBe('');
+    const name = /^node-1\.([0-9a-f]+)$/.exec(String(ev.metadata['name']));
+    expect(name).not.toBeNull();
+    const eventTime = String(ev['eventTime']);
+    expect(eventTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    const at = Date.parse(eventTime);
+    expect(at).toBeGreaterThanOrEqual(startedAt - 1000);
+    expect(at).toBeLessThanOrEqual(Date.now());
+    // The name's hex is the event time in Unix nanoseconds (client-go: name.%x of t.UnixNano()).
+    expect(Number(BigInt(`0x${name![1]}`) / 1_000_000n)).toBe(at);
+
+    // Nothing but event POSTs was written, one per stored event (no retried or duplicate Starting post).
+    const posts = (await srv.requestsSince(startedAt)).filter((r) => r.method !== 'GET');
+    expect(new Set(posts.map((r) => `${r.method} ${r.path}`))).toEqual(new Set(['POST /apis/events.k8s.io/v1/namespaces/default/events']));
+    expect(posts).toHaveLength((await srv.events()).length);
+  }, 120_000);
 });

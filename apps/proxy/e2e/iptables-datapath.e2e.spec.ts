@@ -24,6 +24,7 @@ import {
   kubeChains,
   probe,
   runPrefix,
+  sleep,
   startEchoServer,
   waitFor,
   type EchoServer,
@@ -350,6 +351,90 @@ describeNetns.each(IPTABLES_VARIANTS)('iptables datapath through bin/kube-proxy 
       const ct = await conntrack(n(), n().ns.node, ['-L', '-p', 'udp', '--orig-dst', SVC.dns.ip]);
       const removedIp = removed === 'pod1' ? '10.244.1.11' : '10.244.1.12';
       if (ct.stdout.includes(`src=${removedIp} `)) fail(`conntrack still holds a flow to ${removedIp}:\n${ct.stdout}`);
+    }));
+
+  // ---- Flush detection beyond chains (issue 10): rules flushed, chains (and canaries) kept ----------
+
+  // Both IP families' proxiers log here; a flush of the IPv4 tables must not make either resync twice.
+  const logLines = (): string[] => (proxy?.logs() ?? '').split('\n');
+  /** Full syncs so far (each logs "Syncing iptables rules … fullSync=true"). */
+  const fullSyncs = (): number => logLines().filter((l) => l.includes('Syncing iptables rules') && l.includes('fullSync=true')).length;
+  /** The flush monitor's warnings so far ("… were removed behind our back …", with the table and the missing rules). */
+  const flushWarnings = (): string[] => logLines().filter((l) => l.includes('removed behind our back'));
+
+  /**
+   * Runs `iptables ARGS` (a flush that keeps every chain), waits for `works` to hold again and checks
+   * that it took at most one sync period + slack, that exactly one flush was reported, naming
+   * `table`, and that it cost exactly one full resync.
+   */
+  async function flushAndRecover(name: string, args: string[], table: string, works: () => Promise<boolean>): Promise<string> {
+    const nd = n();
+    const warnings = flushWarnings().length;
+    const full = fullSyncs();
+    const canaries = kubeChains(await iptablesSave(nd, nd.ns.node, variant)).filter((c) => c.endsWith('/KUBE-PROXY-CANARY'));
+    await iptables(nd, nd.ns.node, variant, args);
+    const t0 = Date.now();
+    const kept = kubeChains(await iptablesSave(nd, nd.ns.node, variant)).filter((c) => c.endsWith('/KUBE-PROXY-CANARY'));
+    if (kept.length !== canaries.length) fail(`\`iptables ${args.join(' ')}\` deleted canaries: ${canaries.join(' ')} → ${kept.join(' ')}`);
+    await waitFor(`${name}: the datapath to work again after \`iptables ${args.join(' ')}\``, async () => ((await works()) ? true : undefined), {
+      timeoutMs: 3 * SYNC_PERIOD_MS + 8000,
+      intervalMs: 250,
+    });
+    const took = Date.now() - t0;
+    timings[`${name} recovery latency`] = took;
+    if (took > SYNC_PERIOD_MS + SLACK_MS) fail(`rules came back after ${took} ms, want <= ${SYNC_PERIOD_MS} ms + ${SLACK_MS} ms slack`);
+    // The resync that repaired it is logged before its rules land; the warning precedes it.
+    const added = flushWarnings().slice(warnings);
+    if (added.length !== 1) fail(`want exactly one flush warning, got ${added.length}:\n${added.join('\n')}`);
+    if (!added[0]?.includes(`table="${table}"`)) fail(`the flush warning does not name table ${table}: ${added[0]}`);
+    const resyncs = fullSyncs() - full;
+    if (resyncs !== 1) fail(`want exactly one full resync for the flush, got ${resyncs}`);
+    return added[0];
+  }
+
+  const webWorks = async (): Promise<boolean> =>
+    (await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 1, timeoutMs: 200, stopAfterErrors: 1 })).ok === 1;
+
+  it(`no spurious resync while nothing is flushed, and \`iptables -t mangle -F\` (nothing of ours there) changes nothing`, () =>
+    check('flush-quiet', async () => {
+      const nd = n();
+      // By now the proxy has run many sync periods (every check so far): the monitor reported nothing.
+      const before = flushWarnings();
+      if (before.length > 0) fail(`flush warnings although nothing was flushed:\n${before.join('\n')}`);
+      const full = fullSyncs();
+      timings['full syncs before the flush checks'] = full;
+      // mangle holds only the (empty) canary in iptables mode: a flush of its rules removes nothing of ours.
+      await iptables(nd, nd.ns.node, variant, ['-t', 'mangle', '-F']);
+      await sleep(2 * SYNC_PERIOD_MS + 1000);
+      const after = flushWarnings();
+      if (after.length > 0) fail(`flush warnings after a mangle flush:\n${after.join('\n')}`);
+      if (fullSyncs() !== full) fail(`${fullSyncs() - full} full resync(s) while nothing of ours was flushed`);
+      allOk(await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 10 }), 'pod3 → web after the mangle flush');
+    }));
+
+  it(`\`iptables -t nat -F\` (no -X: every chain and canary survives) is noticed and repaired within one sync period`, () =>
+    check('rules-flush-nat', async () => {
+      const warning = await flushAndRecover('nat -F', ['-t', 'nat', '-F'], 'nat', webWorks);
+      if (!warning.includes('PREROUTING') || !warning.includes('KUBE-SERVICES')) fail(`the warning does not say what was missing: ${warning}`);
+      allOk(await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 20 }), 'pod3 → web after recovery');
+      allOk(await p(n().ns.client, { host: n().nodeIp, port: SVC.web.nodePort, count: 10 }), 'client → NodePort after recovery');
+    }));
+
+  it(`\`iptables -t filter -F\` is noticed and repaired within one sync period (REJECT of a service without endpoints comes back)`, () =>
+    check('rules-flush-filter', async () => {
+      const noEpRefused = async (): Promise<boolean> =>
+        (await p(pod(3), { host: SVC.noep.ip, port: SVC.noep.port, count: 1, timeoutMs: 200, stopAfterErrors: 1 })).errors['ECONNREFUSED'] === 1;
+      await flushAndRecover('filter -F', ['-t', 'filter', '-F'], 'filter', noEpRefused);
+      const filter = await iptablesSave(n(), n().ns.node, variant, 'filter');
+      if (!/^-A FORWARD .*-j KUBE-FORWARD$/m.test(filter)) fail(`FORWARD does not jump to KUBE-FORWARD after recovery:\n${filter}`);
+      allOk(await p(n().ns.client, { host: n().nodeIp, port: SVC.web.nodePort, count: 10 }), 'client → NodePort after recovery');
+    }));
+
+  it(`\`iptables -t nat -F KUBE-SERVICES\` (the jumps stay, the chain is empty) is noticed and repaired within one sync period`, () =>
+    check('rules-flush-chain', async () => {
+      const warning = await flushAndRecover('nat -F KUBE-SERVICES', ['-t', 'nat', '-F', 'KUBE-SERVICES'], 'nat', webWorks);
+      if (!warning.includes('KUBE-NODEPORTS')) fail(`the warning does not name the missing KUBE-SERVICES rule: ${warning}`);
+      allOk(await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 20 }), 'pod3 → web after recovery');
     }));
 
   it(`restores rules flushed behind its back (nat -F + -X KUBE-*) within one sync period (${SYNC_PERIOD_MS} ms + ${SLACK_MS} ms slack)`, () =>

@@ -16,17 +16,15 @@ import { join } from 'node:path';
 import {
   cleanupStaleRuns,
   createSimulatedNode,
-  describeProbe,
   iptables,
   iptablesSave,
-  probe,
   runPrefix,
   startEchoServer,
   waitFor,
   type EchoServer,
-  type ProbeResult,
   type SimulatedNode,
 } from '@kube-proxy/tools/netns';
+import { failedBatches, startContinuousTraffic, type StreamResult } from './support/continuous-traffic.js';
 import { httpGet, type HttpAnswer } from './support/http-get.js';
 import { endpointSlice, service, writeManifest } from './support/manifests.js';
 import { fail } from './support/probe-assertions.js';
@@ -178,24 +176,14 @@ describeNetns('node agent through bin/kube-proxy (iptables-nft, real netns)', ()
       await waitRules(first, 'the first proxy to program its first sync');
       timings['restart: proxy #1 start → rules'] = Date.now() - t0;
 
-      // Continuous traffic: back-to-back batches of 50 requests (one every 20 ms, each bounded by 1 s) from
-      // pod3 to the ClusterIP and from the client to the NodePort, until 1 s after the second proxy's first
-      // sync (bounded: at most 60 batches / 90 s per stream).
-      let stopTraffic = false;
-      const tTraffic = Date.now();
-      const stream = async (ns: string, host: string, port: number): Promise<{ runs: ProbeResult[]; requests: number }> => {
-        const runs: ProbeResult[] = [];
-        let requests = 0;
-        while (!stopTraffic && runs.length < 60 && Date.now() - tTraffic < 90_000) {
-          const r = await probe(nd, ns, { host, port, count: 50, intervalMs: 20, timeoutMs: 1000, maxTotalMs: 30_000 });
-          runs.push(r);
-          requests += r.count;
-        }
-        return { runs, requests };
-      };
-      const clusterIp = stream(nd.ns.pods[2]!, SVC.web.ip, SVC.web.port);
-      const nodePort = stream(nd.ns.client, nd.nodeIp, SVC.web.nodePort);
-      const traffic = Promise.all([clusterIp, nodePort]);
+      // Continuous traffic (support/continuous-traffic.ts: batches of 50 requests, one every 20 ms, each
+      // bounded by 1 s) from pod3 to the ClusterIP and from the client to the NodePort, until 1 s after
+      // the second proxy's first sync (bounded: at most 60 batches / 90 s per stream).
+      const traffic = startContinuousTraffic(nd, [
+        { what: 'pod3 → ClusterIP', ns: nd.ns.pods[2]!, host: SVC.web.ip, port: SVC.web.port },
+        { what: 'client → NodePort', ns: nd.ns.client, host: nd.nodeIp, port: SVC.web.nodePort },
+      ]);
+      const tTraffic = traffic.startedAt;
       try {
         await new Promise((r) => setTimeout(r, 2000));
 
@@ -219,25 +207,20 @@ describeNetns('node agent through bin/kube-proxy (iptables-nft, real netns)', ()
         timings['restart: proxy #2 start → first sync'] = tSynced - tStart;
         if (synced * 1000 < tStart - 1000) fail(`the second proxy's last sync (${synced}) predates its start`);
         await new Promise((r) => setTimeout(r, 1000));
-        stopTraffic = true;
-        const [a, b] = await traffic;
+        const results = await traffic.stop();
+        const [a, b] = results as [StreamResult, StreamResult];
         timings['restart: traffic'] =
           `${Date.now() - tTraffic} ms, ${a.requests} ClusterIP + ${b.requests} NodePort requests; ` +
           `no proxy from ${tStop - tTraffic} to ${tStart - tTraffic} ms, second synced at ${tSynced - tTraffic} ms`;
-        const failed = [...a.runs.map((r) => ['pod3 → ClusterIP', r] as const), ...b.runs.map((r) => ['client → NodePort', r] as const)].filter(
-          ([, r]) => r.ok !== r.count,
-        );
-        if (failed.length > 0) {
-          fail(`requests failed across the restart:\n${failed.map(([w, r]) => `  ${w}: ${describeProbe(r)}`).join('\n')}`);
-        }
+        const failed = failedBatches(results);
+        if (failed.length > 0) fail(`requests failed across the restart:\n  ${failed.join('\n  ')}`);
         if (a.requests < 100 || b.requests < 100) fail(`too little traffic: ${timings['restart: traffic']}`);
         if (second.exited()) fail(`the second proxy exited (${second.exitCode()})`);
         // Not asserted (seen once: 143, i.e. killed by the SIGTERM without the graceful path, when the
         // SIGTERM came ~1 s after its first sync on a loaded machine); recorded for the report.
         timings['restart: proxy #2 SIGTERM → exit'] = JSON.stringify(await second.stop());
       } finally {
-        stopTraffic = true;
-        await traffic.catch(() => undefined);
+        await traffic.stop().catch(() => undefined);
       }
     }));
 

@@ -451,6 +451,58 @@ describeNetns('userspace datapath through bin/kube-proxy --proxy-mode=userspace 
       onlyPods(after, [remaining], 'pod1 → stream after the removal');
     }));
 
+  // ---- Flush detection (issue 10): capture rules flushed, chains kept --------------------------------
+
+  /** Sync period of this suite's proxy (proxyArgs' default --iptables-sync-period). */
+  const SYNC_PERIOD_MS = 2000;
+  /** Slack on top of one sync period: the monitor's settle wait (0.5 s) and one resync on a busy machine. */
+  const FLUSH_SLACK_MS = 6000;
+  const flushWarnings = (): string[] => (proxy?.logs() ?? '').split('\n').filter((l) => l.includes('userspace capture rules were removed behind our back'));
+
+  /** `iptables ARGS`, then `works` must hold again within one sync period + slack, with exactly one warning naming `table`. */
+  async function flushAndRecover(name: string, args: string[], table: string, works: () => Promise<boolean>): Promise<string> {
+    const nd = n();
+    const warnings = flushWarnings().length;
+    await iptables(nd, nd.ns.node, VARIANT, args);
+    const t0 = Date.now();
+    const chains = kubeChains(await iptablesSave(nd, nd.ns.node, VARIANT)).filter((c) => USERSPACE_CHAIN_RE.test(c.slice(c.indexOf('/') + 1)));
+    if (chains.length !== 5) fail(`\`iptables ${args.join(' ')}\` should keep the five capture chains, have: ${chains.join(' ')}`);
+    await waitFor(`${name}: the capture rules to work again`, async () => ((await works()) ? true : undefined), {
+      timeoutMs: 3 * SYNC_PERIOD_MS + 8000,
+      intervalMs: 250,
+    });
+    const took = Date.now() - t0;
+    timings[`${name} recovery latency`] = took;
+    if (took > SYNC_PERIOD_MS + FLUSH_SLACK_MS) fail(`capture rules came back after ${took} ms, want <= ${SYNC_PERIOD_MS} ms + ${FLUSH_SLACK_MS} ms slack`);
+    const added = flushWarnings().slice(warnings);
+    if (added.length !== 1) fail(`want exactly one flush warning, got ${added.length}:\n${added.join('\n')}`);
+    if (!added[0]?.includes(`table="${table}"`)) fail(`the flush warning does not name table ${table}: ${added[0]}`);
+    return added[0];
+  }
+
+  it('capture rules: `iptables -t nat -F` (chains kept) is noticed and re-installed within one sync period; nothing is reported before', () =>
+    check('capture-flush-nat', async () => {
+      const before = flushWarnings();
+      if (before.length > 0) fail(`flush warnings although nothing was flushed:\n${before.join('\n')}`);
+      const webWorks = async (): Promise<boolean> =>
+        (await p(pod(3), { host: USVC.web.ip, port: USVC.web.port, count: 1, timeoutMs: 500, stopAfterErrors: 1 })).ok === 1;
+      const warning = await flushAndRecover('capture nat -F', ['-t', 'nat', '-F'], 'nat', webWorks);
+      if (!warning.includes('KUBE-PORTALS-CONTAINER')) fail(`the warning does not say what was missing: ${warning}`);
+      const dump = await iptablesSave(n(), n().ns.node, VARIANT);
+      const noJump = missingJumps(dump);
+      if (noJump.length > 0) fail(`missing jumps after recovery: ${noJump.join(', ')}`);
+      allOk(await p(pod(3), { host: USVC.web.ip, port: USVC.web.port, count: 6 }), 'pod3 → web after recovery');
+      allOk(await p(n().ns.client, { host: n().nodeIp, port: USVC.web.nodePort!, count: 4 }), 'client → NodePort after recovery');
+    }));
+
+  it('capture rules: `iptables -t filter -F` is noticed and KUBE-NODEPORT-NON-LOCAL is jumped to again within one sync period', () =>
+    check('capture-flush-filter', async () => {
+      const jumped = async (): Promise<boolean> => missingJumps(await iptablesSave(n(), n().ns.node, VARIANT, 'filter')).every((j) => !j.includes(CHAINS.nonLocal));
+      await flushAndRecover('capture filter -F', ['-t', 'filter', '-F'], 'filter', jumped);
+      const filter = await iptablesSave(n(), n().ns.node, VARIANT, 'filter');
+      if (!filter.split('\n').some((l) => l.startsWith(`-A ${CHAINS.nonLocal} `))) fail(`${CHAINS.nonLocal} is empty after recovery:\n${filter}`);
+    }));
+
   it('8. --cleanup --proxy-mode=userspace removes the KUBE-PORTALS-*/KUBE-NODEPORT-* chains and their jumps', () =>
     check('cleanup', async () => {
       const nd = n();

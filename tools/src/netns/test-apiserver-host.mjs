@@ -9,6 +9,12 @@
 //   stdin, one per line: {"id":1,"op":"create"|"update"|"upsert"|"delete","object":{...}}
 //                        {"id":2,"op":"dropAllWatches","graceful":false}
 //                        {"id":3,"op":"activeWatches"}
+//                        {"id":4,"op":"stopListening"|"startListening"|"compact"|"clearFaults"}
+//                        {"id":5,"op":"stallWatches","on":true} {"id":6,"op":"stallOpenWatches"}
+//                        {"id":6,"op":"refuseConnections","ms":1000}
+//                        {"id":7,"op":"requests","since":<epoch ms>}   (method, path, query, contentType, at)
+//                        {"id":8,"op":"batch","ops":[{...}, ...]}     (in order, nothing in between)
+//                        {"id":9,"op":"events"}                      (every Event posted, oldest first)
 //   stdout, one per command: {"id":1,"ok":true,"result":{...}} or {"id":1,"ok":false,"error":"..."}
 // Every ack carries `activeWatches` and `resourceVersion` (the server's state right after the command).
 //
@@ -57,7 +63,7 @@ function summary(o) {
   return { kind: o.kind, name: o.metadata?.name, namespace: o.metadata?.namespace, resourceVersion: o.metadata?.resourceVersion };
 }
 
-function handle(cmd) {
+async function handle(cmd) {
   switch (cmd.op) {
     case 'create':
       return summary(server.create(cmd.object));
@@ -73,11 +79,41 @@ function handle(cmd) {
       return { activeWatches: server.activeWatches() };
     case 'watchRequests':
       return { count: server.requestsWhere((r) => r.query.watch === 'true' || r.query.watch === '1').length };
+    case 'stopListening':
+      await server.stopListening();
+      return { listening: server.listening };
+    case 'startListening':
+      await server.startListening();
+      return { listening: server.listening, url: server.url };
+    case 'compact':
+      server.compact();
+      return { compactedAt: server.resourceVersion() };
+    case 'stallWatches':
+      server.stallWatches(cmd.on !== false);
+      return {};
+    case 'stallOpenWatches':
+      return { stalled: server.stallOpenWatches() };
+    case 'refuseConnections':
+      server.refuseConnections(Number(cmd.ms));
+      return {};
+    case 'clearFaults':
+      server.clearFaults();
+      return {};
+    case 'requests':
+      return { requests: server.requestsWhere((r) => r.at >= Number(cmd.since ?? 0)) };
+    case 'events':
+      return { events: server.events() };
+    case 'batch': {
+      const results = [];
+      for (const op of cmd.ops ?? []) results.push(await handle(op));
+      return { results };
+    }
     default:
       throw new Error(`unknown op ${JSON.stringify(cmd.op)}`);
   }
 }
 
+let queue = Promise.resolve();
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
 rl.on('line', (line) => {
   if (!line.trim()) return;
@@ -88,12 +124,15 @@ rl.on('line', (line) => {
     send({ ok: false, error: `bad JSON: ${e.message}` });
     return;
   }
-  try {
-    const result = handle(cmd);
-    send({ id: cmd.id, op: cmd.op, ok: true, result, activeWatches: server.activeWatches(), resourceVersion: server.resourceVersion() });
-  } catch (e) {
-    send({ id: cmd.id, op: cmd.op, ok: false, error: e?.message ?? String(e) });
-  }
+  // One command at a time, in arrival order (some are asynchronous: stop/start listening).
+  queue = queue.then(async () => {
+    try {
+      const result = await handle(cmd);
+      send({ id: cmd.id, op: cmd.op, ok: true, result, activeWatches: server.activeWatches(), resourceVersion: server.resourceVersion() });
+    } catch (e) {
+      send({ id: cmd.id, op: cmd.op, ok: false, error: e?.message ?? String(e) });
+    }
+  });
 });
 rl.on('close', () => void shutdown('', 0));
 

@@ -36,7 +36,7 @@ export class StoreError extends Error {
   constructor(
     message: string,
     readonly status: 404 | 409 | 422,
-    readonly reason: 'NotFound' | 'AlreadyExists' | 'Invalid',
+    readonly reason: 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid',
   ) {
     super(message);
     this.name = 'StoreError';

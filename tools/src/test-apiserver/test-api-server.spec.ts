@@ -196,6 +196,59 @@ describe('TestApiServer', () => {
     expect(server.requests.at(-1)?.authorization).toBe('Bearer t0k');
   });
 
+  describe('writes and discovery over HTTP', () => {
+    const put = (path: string, body: unknown, method = 'PUT', contentType = 'application/json') =>
+      getJson(`${server.url}${path}`, { method, headers: { 'Content-Type': contentType }, body: JSON.stringify(body) });
+
+    it('serves /version, legacy /api and /apis, group and group-version resource lists', async () => {
+      expect((await getJson(`${server.url}/version`)).body).toMatchObject({ major: '1', minor: '32' });
+      expect((await getJson(`${server.url}/api`)).body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
+      const groups = (await getJson(`${server.url}/apis`)).body as unknown as { groups: Array<{ name: string }> };
+      expect(groups.groups.map((g) => g.name)).toEqual(['discovery.k8s.io', 'events.k8s.io']);
+      const core = (await getJson(`${server.url}/api/v1`)).body as unknown as { resources: Array<{ name: string; namespaced: boolean; verbs: string[] }> };
+      expect(core.resources.find((r) => r.name === 'services')).toMatchObject({ namespaced: true, verbs: expect.arrayContaining(['patch', 'watch']) });
+      expect(core.resources.find((r) => r.name === 'nodes')?.namespaced).toBe(false);
+      const slices = (await getJson(`${server.url}/apis/discovery.k8s.io/v1`)).body as unknown as { groupVersion: string; resources: Array<{ kind: string }> };
+      expect(slices).toMatchObject({ groupVersion: 'discovery.k8s.io/v1', resources: [{ kind: 'EndpointSlice' }] });
+      expect((await getJson(`${server.url}/apis/discovery.k8s.io`)).body).toMatchObject({ kind: 'APIGroup', preferredVersion: { version: 'v1' } });
+    });
+
+    it('answers aggregated discovery when asked for it, and the OpenAPI v3 index', async () => {
+      const res = await fetch(`${server.url}/apis`, { headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' } });
+      expect(res.headers.get('content-type')).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+      expect(await res.json()).toMatchObject({ kind: 'APIGroupDiscoveryList', items: [{ metadata: { name: 'discovery.k8s.io' } }, { metadata: { name: 'events.k8s.io' } }] });
+      const index = (await getJson(`${server.url}/openapi/v3`)).body as unknown as { paths: Record<string, { serverRelativeURL: string }> };
+      expect(Object.keys(index.paths).sort()).toEqual(['api/v1', 'apis/discovery.k8s.io/v1', 'apis/events.k8s.io/v1']);
+      const doc = (await getJson(`${server.url}${index.paths['api/v1']?.serverRelativeURL}`)).body as unknown as { paths: Record<string, { patch?: { parameters: Array<{ name: string }> } }> };
+      expect(doc.paths['/api/v1/namespaces/{namespace}/services/{name}']?.patch?.parameters.map((p) => p.name)).toContain('fieldValidation');
+      expect((await getJson(`${server.url}/openapi/v2`)).status).toBe(404);
+    });
+
+    it('PATCH applies a strategic merge patch and commits a MODIFIED change; a no-op patch commits nothing', async () => {
+      server.create(svc('web'));
+      const w = await watch(`/api/v1/services?watch=true&resourceVersion=${server.resourceVersion()}`);
+      const patched = await put('/api/v1/namespaces/default/services/web', { spec: { ports: [{ port: 80, targetPort: 9090 }] } }, 'PATCH', 'application/strategic-merge-patch+json');
+      expect(patched.status).toBe(200);
+      expect(patched.body['spec']).toMatchObject({ ports: [{ port: 80, targetPort: 9090, protocol: 'TCP' }] });
+      const rv = patched.body.metadata?.resourceVersion;
+      const again = await put('/api/v1/namespaces/default/services/web', { spec: { ports: [{ port: 80, targetPort: 9090 }] } }, 'PATCH', 'application/strategic-merge-patch+json');
+      expect(again.body.metadata?.resourceVersion).toBe(rv);
+      await waitUntil(() => w.events.length === 1);
+      expect(w.events.map((e) => [e.type, e.object.metadata?.resourceVersion])).toEqual([['MODIFIED', rv]]);
+      expect((await put('/api/v1/namespaces/default/services/web', {}, 'PATCH', 'application/apply-patch+yaml')).status).toBe(415);
+      expect((await put('/api/v1/namespaces/default/services/none', {}, 'PATCH', 'application/merge-patch+json')).status).toBe(404);
+    });
+
+    it('PUT with a stale resourceVersion is a 409 Conflict; POST of an existing name is 409 AlreadyExists', async () => {
+      const created = server.create(svc('web'));
+      server.update(svc('web', { v: '2' }));
+      const stale = await put('/api/v1/namespaces/default/services/web', { ...svc('web'), metadata: { ...created.metadata } });
+      expect(stale.body).toMatchObject({ code: 409, reason: 'Conflict' });
+      const dup = await put('/api/v1/namespaces/default/services', svc('web'), 'POST');
+      expect(dup.body).toMatchObject({ code: 409, reason: 'AlreadyExists' });
+    });
+  });
+
   describe('faults', () => {
     it('dropAllWatches cuts the connection (or ends it gracefully)', async () => {
       const w1 = await watch(`/api/v1/services?watch=true&resourceVersion=${server.resourceVersion()}`);
@@ -239,6 +292,33 @@ describe('TestApiServer', () => {
       expect(w.events).toEqual([]);
       expect(w2.events).toEqual([]);
       server.clearFaults();
+    });
+
+    it('stopListening refuses connections (ECONNREFUSED) and startListening serves the same store on the same port', async () => {
+      server.create(svc('kept'));
+      const url = server.url;
+      const w = await watch(`/api/v1/services?watch=true&resourceVersion=${server.resourceVersion()}`);
+      await server.stopListening();
+      expect(server.listening).toBe(false);
+      expect(await w.ended).toBe('error');
+      await expect(fetch(`${url}/api/v1/services`)).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } });
+      server.create(svc('while-down'));
+      await server.startListening();
+      expect(server.url).toBe(url);
+      const list = await getJson(`${url}/api/v1/services`);
+      expect(list.body.items?.map((o) => o.metadata?.name).sort()).toEqual(['kept', 'while-down']);
+    });
+
+    it('stallOpenWatches silences only the watches open now; a new watch gets events', async () => {
+      const old = await watch(`/api/v1/services?watch=true&resourceVersion=${server.resourceVersion()}&timeoutSeconds=1`);
+      await waitUntil(() => server.activeWatches() === 1);
+      expect(server.stallOpenWatches()).toBe(1);
+      const fresh = await watch(`/api/v1/services?watch=true&resourceVersion=${server.resourceVersion()}`);
+      server.create(svc('a'));
+      await waitUntil(() => fresh.events.length === 1);
+      const outcome = await Promise.race([old.ended, new Promise((r) => setTimeout(() => r('still open'), 1300))]);
+      expect(outcome).toBe('still open');
+      expect(old.events).toEqual([]);
     });
 
     it('delayResponses delays every response', async () => {

@@ -6,6 +6,12 @@ import { ObjectStore, StoreError, type KubeObject } from './object-store.js';
 import { apiVersionOf, parseResourcePath, resourceForKind, type ParsedPath, type ResourceInfo } from './resources.js';
 import { parseFieldSelector, parseLabelSelector, SelectorError } from './selectors.js';
 import { eventFor, goneStatus, selects, WatchStream, type Selection, type WatchEvent } from './watch-stream.js';
+import { discoveryDocument } from './discovery.js';
+import { FieldValidationError } from './field-validation.js';
+import { PatchError } from './json.js';
+import { createObject, patchObject, replaceObject } from './object-writes.js';
+import { openApiDocument } from './openapi.js';
+import { UnsupportedPatchType } from './patch.js';
 
 export interface TestApiServerOptions {
   /** Changes kept for watch replay; older watch RVs get 410 Gone. Default 10 000. */
@@ -26,6 +32,7 @@ export interface RecordedRequest {
   readonly query: Readonly<Record<string, string>>;
   readonly authorization?: string;
   readonly accept?: string;
+  readonly contentType?: string;
   readonly at: number;
 }
 
@@ -45,8 +52,10 @@ const REASONS: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'NotFound',
+  405: 'MethodNotAllowed',
   409: 'AlreadyExists',
   410: 'Expired',
+  415: 'UnsupportedMediaType',
   422: 'Invalid',
   429: 'TooManyRequests',
   500: 'InternalError',
@@ -55,9 +64,12 @@ const REASONS: Record<number, string> = {
 
 /**
  * A real HTTP server (127.0.0.1, ephemeral port) that speaks enough of the Kubernetes API for
- * informers: list and watch of Services, EndpointSlices and Nodes (cluster-wide and namespaced
- * paths, label/field selectors, resourceVersion semantics, BOOKMARKs, 410 Gone after compaction),
- * single-object GET, and Event POSTs (recorded). Tests drive it programmatically and inject faults.
+ * informers and for kubectl: list and watch of Services, EndpointSlices and Nodes (cluster-wide and
+ * namespaced paths, label/field selectors, resourceVersion semantics, BOOKMARKs, 410 Gone after
+ * compaction), single-object GET, create/replace/patch/delete with watch events, discovery and
+ * OpenAPI v3 documents (so `kubectl apply/patch/delete` work against it), and Event POSTs
+ * (recorded). Tests drive it programmatically and inject faults (including a stop and restart on
+ * the same port).
  */
 export class TestApiServer {
   /** Every request received, in order. */
@@ -68,6 +80,7 @@ export class TestApiServer {
   private readonly sockets = new Set<Socket>();
   private bookmarkTimer: NodeJS.Timeout | undefined;
   private server: Server | undefined;
+  private port = 0;
   private baseUrl = '';
 
   private constructor(private readonly opts: TestApiServerOptions) {
@@ -171,6 +184,16 @@ export class TestApiServer {
     if (on) for (const w of this.watches) w.stall();
   }
 
+  /**
+   * Only the watches open now go silent (headers sent, then nothing, connection kept, server-side
+   * timeout off), as behind a network path that died without a reset; new watches work normally.
+   * Returns how many were stalled.
+   */
+  stallOpenWatches(): number {
+    for (const w of this.watches) w.stall();
+    return this.watches.size;
+  }
+
   /** The next `n` requests get an HTTP error `status` with a Status body. */
   failRequests(n: number, status = 500): void {
     this.faults.failNext(n, status);
@@ -195,9 +218,35 @@ export class TestApiServer {
     return this.requests.filter(pred);
   }
 
+  /**
+   * The server process "goes away": the listening socket is closed and every connection (watches
+   * included) is cut, so clients get ECONNREFUSED until startListening(). Objects, history and the
+   * resourceVersion counter stay, as an API server restarted in front of the same etcd.
+   */
+  async stopListening(): Promise<void> {
+    for (const w of [...this.watches]) w.destroy();
+    await this.closeServer();
+  }
+
+  /** Listens again on the same address and port as before stopListening(). */
+  async startListening(): Promise<void> {
+    if (this.server) return;
+    await this.listen(this.port);
+  }
+
+  /** Whether the server is accepting connections (false between stopListening() and startListening()). */
+  get listening(): boolean {
+    return this.server !== undefined;
+  }
+
   async close(): Promise<void> {
     if (this.bookmarkTimer) clearInterval(this.bookmarkTimer);
+    this.bookmarkTimer = undefined;
     for (const w of [...this.watches]) w.destroy();
+    await this.closeServer();
+  }
+
+  private async closeServer(): Promise<void> {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
@@ -210,7 +259,7 @@ export class TestApiServer {
 
   // ---- HTTP ----------------------------------------------------------------------------------
 
-  private async listen(): Promise<void> {
+  private async listen(port = 0): Promise<void> {
     const server = createServer((req, res) => void this.handle(req, res));
     server.on('connection', (socket: Socket) => {
       if (this.faults.refusing()) {
@@ -224,12 +273,12 @@ export class TestApiServer {
     server.on('clientError', (_err, socket) => socket.destroy());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(port, '127.0.0.1', () => resolve());
     });
     this.server = server;
-    const { port } = server.address() as AddressInfo;
-    this.baseUrl = `http://127.0.0.1:${port}`;
-    if (this.opts.bookmarkIntervalMs) {
+    this.port = (server.address() as AddressInfo).port;
+    this.baseUrl = `http://127.0.0.1:${this.port}`;
+    if (this.opts.bookmarkIntervalMs && !this.bookmarkTimer) {
       this.bookmarkTimer = setInterval(() => this.sendBookmarks(), this.opts.bookmarkIntervalMs);
       this.bookmarkTimer.unref();
     }
@@ -243,6 +292,7 @@ export class TestApiServer {
       query: Object.fromEntries(url.searchParams),
       ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
       ...(req.headers.accept ? { accept: req.headers.accept } : {}),
+      ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
       at: Date.now(),
     });
     if (this.faults.refusing()) {
@@ -257,29 +307,59 @@ export class TestApiServer {
     const injected = this.faults.takeFailure();
     if (injected !== undefined) return this.sendStatus(res, injected, 'injected failure');
 
+    if (req.method === 'GET' && this.serveDiscovery(res, url.pathname, req.headers.accept)) return;
     const target = parseResourcePath(url.pathname);
     if (!target) return this.sendStatus(res, 404, `the server could not find the requested resource (${url.pathname})`);
     try {
+      const q = url.searchParams;
       switch (req.method) {
         case 'GET':
           if (target.name !== undefined) return this.getOne(res, target, target.name);
-          if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') return this.watch(res, target, url.searchParams);
-          return this.listAll(res, target, url.searchParams);
+          if (q.get('watch') === 'true' || q.get('watch') === '1') return this.watch(res, target, q);
+          return this.listAll(res, target, q);
         case 'POST':
-          return this.json(res, 201, this.store.create(target.resource, this.withPathNamespace(await readJson(req), target)));
+          return this.json(res, 201, createObject(this.store, { target, body: await readJson(req), fieldValidation: q.get('fieldValidation') }));
         case 'PUT':
-          return this.json(res, 200, this.store.update(target.resource, this.withPathNamespace(await readJson(req), target)));
+          if (target.name === undefined) return this.sendStatus(res, 405, 'PUT needs an object name in the path');
+          return this.json(res, 200, replaceObject(this.store, { target, body: await readJson(req), fieldValidation: q.get('fieldValidation') }, target.name));
+        case 'PATCH': {
+          if (target.name === undefined) return this.sendStatus(res, 405, 'PATCH needs an object name in the path');
+          const w = { target, body: await readBody(req), fieldValidation: q.get('fieldValidation') };
+          const patched = patchObject(this.store, w, target.name, req.headers['content-type']);
+          if (!patched) return this.sendStatus(res, 404, `${target.resource.plural} "${target.name}" not found`);
+          return this.json(res, 200, patched);
+        }
         case 'DELETE':
           if (target.name === undefined) return this.sendStatus(res, 405, 'collection delete is not supported');
+          // The body, if any, is DeleteOptions (propagationPolicy, gracePeriodSeconds): nothing here waits
+          // for finalizers or dependents, so every deletion is immediate and returns the object.
+          await readBody(req);
           return this.json(res, 200, this.store.delete(target.resource, target.namespace, target.name));
         default:
           return this.sendStatus(res, 405, `method ${req.method} is not supported`);
       }
     } catch (err) {
-      if (err instanceof StoreError) return this.sendStatus(res, err.status, err.message);
+      if (err instanceof StoreError) return this.sendStatus(res, err.status, err.message, err.reason);
+      if (err instanceof UnsupportedPatchType) return this.sendStatus(res, 415, err.message);
+      if (err instanceof PatchError) return this.sendStatus(res, 422, err.message);
+      if (err instanceof FieldValidationError) return this.sendStatus(res, 400, err.message);
       if (err instanceof SelectorError || err instanceof SyntaxError) return this.sendStatus(res, 400, err.message);
       return this.sendStatus(res, 500, (err as Error).message);
     }
+  }
+
+  /** Discovery (`/version`, `/api`, `/apis`, group and group-version documents) and `/openapi/v3`. */
+  private serveDiscovery(res: ServerResponse, pathname: string, accept: string | undefined): boolean {
+    if (pathname === '/openapi/v3' || pathname.startsWith('/openapi/v3/')) {
+      const doc = openApiDocument(pathname);
+      if (doc === undefined) return false;
+      this.json(res, 200, doc);
+      return true;
+    }
+    const doc = discoveryDocument(pathname, accept);
+    if (!doc) return false;
+    this.json(res, 200, doc.body, doc.contentType);
+    return true;
   }
 
   private getOne(res: ServerResponse, target: ParsedPath, name: string): void {
@@ -347,34 +427,31 @@ export class TestApiServer {
     if (!stream.isClosed) this.watches.add(stream);
   }
 
-  private withPathNamespace(body: unknown, target: ParsedPath): KubeObject {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new SyntaxError('request body must be a JSON object');
-    const obj = body as KubeObject;
-    if (target.namespace === undefined) return obj;
-    return { ...obj, metadata: { ...obj.metadata, namespace: target.namespace } };
-  }
-
   private resourceOf(obj: KubeObject): ResourceInfo {
     const r = resourceForKind(obj.apiVersion, obj.kind);
     if (!r) throw new Error(`test API server: unsupported object ${obj.apiVersion ?? '?'}/${obj.kind ?? '?'}`);
     return r;
   }
 
-  private json(res: ServerResponse, status: number, body: unknown): void {
+  private json(res: ServerResponse, status: number, body: unknown, contentType = 'application/json'): void {
     if (res.destroyed) return;
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+    res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
   }
 
-  private sendStatus(res: ServerResponse, code: number, message: string): void {
-    this.json(res, code, statusBody(code, REASONS[code] ?? 'Unknown', message));
+  private sendStatus(res: ServerResponse, code: number, message: string, reason?: string): void {
+    this.json(res, code, statusBody(code, reason ?? REASONS[code] ?? 'Unknown', message));
   }
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const text = await readBody(req);
   return text === '' ? {} : JSON.parse(text);
 }

@@ -11,7 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
 import { idle, type SimulatedNode } from '@kube-proxy/tools/netns';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: objects for the test API server
-import type { KubeObject } from '@kube-proxy/tools/test-apiserver';
+import type { KubeObject, RecordedRequest } from '@kube-proxy/tools/test-apiserver';
 
 export const API_HOST_SCRIPT = fileURLToPath(new URL('../../../../tools/src/netns/test-apiserver-host.mjs', import.meta.url));
 export const BUILT_TEST_APISERVER = fileURLToPath(new URL('../../../../tools/dist/test-apiserver/index.js', import.meta.url));
@@ -146,6 +146,44 @@ export class NetnsApiServer {
   }
   async activeWatches(): Promise<number> {
     return (await this.request({ op: 'activeWatches' })).activeWatches ?? 0;
+  }
+  /** The server goes away (listener closed, connections cut: clients get ECONNREFUSED); the store stays. */
+  stopListening(): Promise<Ack> {
+    return this.request({ op: 'stopListening' });
+  }
+  /** Back on the same address and port, with the same objects, history and resourceVersion. */
+  startListening(): Promise<Ack> {
+    return this.request({ op: 'startListening' });
+  }
+  /** Drops the change history: watches from older resourceVersions get 410 Gone. */
+  compact(): Promise<Ack> {
+    return this.request({ op: 'compact' });
+  }
+  /** Open watches (and, while on, new ones) go silent after their headers. */
+  stallWatches(on = true): Promise<Ack> {
+    return this.request({ op: 'stallWatches', on });
+  }
+  /** Only the watches open now go silent (a dead path to them); the ack's result.stalled counts them. */
+  stallOpenWatches(): Promise<Ack> {
+    return this.request({ op: 'stallOpenWatches' });
+  }
+  clearFaults(): Promise<Ack> {
+    return this.request({ op: 'clearFaults' });
+  }
+  /** Runs the commands in order in the host, with nothing (no client request) handled in between. */
+  batch(ops: ReadonlyArray<Record<string, unknown>>): Promise<Ack> {
+    return this.request({ op: 'batch', ops });
+  }
+  /** Requests the server received at or after `since` (epoch ms, the host's clock = this machine's). */
+  async requestsSince(since: number): Promise<RecordedRequest[]> {
+    const r = (await this.request({ op: 'requests', since })).result?.['requests'];
+    return Array.isArray(r) ? (r as RecordedRequest[]) : [];
+  }
+
+  /** Every Event (events.k8s.io/v1 and core v1) posted to the server so far, oldest first. */
+  async events(): Promise<KubeObject[]> {
+    const r = (await this.request({ op: 'events' })).result?.['events'];
+    return Array.isArray(r) ? (r as KubeObject[]) : [];
   }
 
   stderr(): string {

@@ -20,4 +20,4 @@ export async function e2ePreflight(suite: string): Promise<{ run: boolean; missi
   return { run: a.ok, missingTools: a.missingTools };
 }
 
-export const INSTALL_HINT = 'apt-get install -y iptables ipset conntrack nftables iproute2 socat';
+export const INSTALL_HINT = 'apt-get install -y iptables ipset conntrack nftables iproute2 socat nfacct';
