@@ -1,6 +1,6 @@
 import type { CommandExecutor, IPFamily, IptablesVariant, Logger } from '@kube-proxy/core';
 import { InMemoryTables } from './dry-run/in-memory-tables.js';
-import { Iptables, iptablesBinaries, type IptablesInterface, type Table } from '@kube-proxy/core';
+import { Iptables, assertRestorePayload, iptablesBinaries, type IptablesInterface, type Table } from '@kube-proxy/core';
 import {
   CLEANUP_ONLY_JUMP_CHAINS,
   isServiceChainName,
@@ -147,6 +147,9 @@ export async function cleanupIptables(ipt: IptablesInterface, logger: Logger): P
     if (deletable.length === 0) continue;
     const lines = [`*${table}`, ...deletable.map(makeChainLine), ...deletable.map((c) => `-X ${c}`), 'COMMIT', ''];
     try {
+      // The chain names were read back from iptables-save: checked like every rendered payload, so a
+      // name that would break the line is refused instead of written.
+      assertRestorePayload(lines.join('\n'), lines.length - 1);
       await ipt.restore(lines.join('\n'), { noFlush: true, counters: true });
       logger.info('Removed iptables chains', { iptables: ipt.description, table, chains: deletable.length });
     } catch (err) {

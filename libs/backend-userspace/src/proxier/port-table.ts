@@ -1,3 +1,4 @@
+import { commentText } from '@kube-proxy/core';
 import type { ServicePortProxy } from './socket-table.js';
 
 export interface PortTableOptions {
@@ -8,7 +9,9 @@ export interface PortTableOptions {
 
 /**
  * The --dry-run table of proxy sockets, as `#` comment lines so the whole dry-run output stays valid
- * iptables-restore input. One line per socket: which traffic it serves and its endpoints.
+ * iptables-restore input. One line per socket: which traffic it serves and its endpoints. The
+ * service port's name comes from the API, so it goes through core's commentText: a newline in it could
+ * otherwise end the `#` line and forge a rule in the output (valid names are printed unchanged).
  */
 export function formatPortTable(proxies: readonly ServicePortProxy[], options: PortTableOptions): string {
   const rows: string[][] = [['SERVICE-PORT', 'PROTOCOL', 'PROXY-PORT', 'SERVES', 'ENDPOINTS']];
@@ -26,5 +29,5 @@ export function formatPortTable(proxies: readonly ServicePortProxy[], options: P
 }
 
 function row(proxy: ServicePortProxy, port: number, serves: string, endpoints: readonly string[]): string[] {
-  return [proxy.key, proxy.protocol, String(port), serves, endpoints.length === 0 ? '(none)' : endpoints.join(',')];
+  return [commentText(proxy.key), proxy.protocol, String(port), serves, endpoints.length === 0 ? '(none)' : endpoints.join(',')];
 }
