@@ -1,36 +1,52 @@
-import { jest } from '@jest/globals';
-import { SECOND_SIGNAL_EXIT_CODE, duringInterruptibleWork, onceTerminated } from './signals.js';
+import { EventEmitter } from 'node:events';
+import { SECOND_SIGNAL_EXIT_CODE, TerminationSignals, type SignalProcess } from './signals.js';
 
-// Signals are delivered with process.emit (the listeners run exactly as for a real signal); process.exit
-// is replaced so the test process survives. signals.ts keeps process-wide state (the first signal
-// received), so the tests run in this order, in one file.
-describe('termination signals', () => {
-  let exit: jest.SpiedFunction<typeof process.exit>;
-  beforeEach(() => {
-    exit = jest.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
-  });
-  afterEach(() => exit.mockRestore());
+/** A stand-in process: signals are emitted on it, exit codes recorded (the test process is untouched). */
+class FakeProcess extends EventEmitter implements SignalProcess {
+  readonly exits: number[] = [];
+  exitCode: number | undefined;
+  readonly stderr = { write: (_text: string) => true };
+  exit(code: number): void {
+    this.exits.push(code);
+  }
+}
 
-  it('exits 1 on a signal during interruptible work (--cleanup) and with the exit code (0) outside it', async () => {
-    await duringInterruptibleWork(1, async () => {
-      process.emit('SIGTERM', 'SIGTERM');
-    });
-    expect(exit).toHaveBeenLastCalledWith(1);
-    process.emit('SIGTERM', 'SIGTERM');
-    expect(exit).toHaveBeenLastCalledWith(0);
-  });
-
+describe('TerminationSignals', () => {
   it('hands the first signal to the waiting run instead of exiting, and exits 1 on a second one', async () => {
-    const t = onceTerminated();
-    process.emit('SIGTERM', 'SIGTERM');
+    const proc = new FakeProcess();
+    const t = new TerminationSignals(proc).onceTerminated();
+    proc.emit('SIGTERM', 'SIGTERM');
     await expect(t.promise).resolves.toBe('SIGTERM');
-    expect(exit).not.toHaveBeenCalled();
-    process.emit('SIGINT', 'SIGINT');
-    expect(exit).toHaveBeenCalledWith(SECOND_SIGNAL_EXIT_CODE);
+    expect(proc.exits).toEqual([]);
+    proc.emit('SIGINT', 'SIGINT');
+    expect(proc.exits).toEqual([SECOND_SIGNAL_EXIT_CODE]);
   });
 
-  it('keeps its listeners installed after the first signal, so signal-exit never re-raises it', () => {
-    expect(process.listenerCount('SIGTERM')).toBeGreaterThan(0);
-    expect(process.listenerCount('SIGINT')).toBeGreaterThan(0);
+  it('keeps its listeners installed after the first signal (so signal-exit never re-raises it)', async () => {
+    const proc = new FakeProcess();
+    const t = new TerminationSignals(proc).onceTerminated();
+    proc.emit('SIGINT', 'SIGINT');
+    await t.promise;
+    t.dispose();
+    expect(proc.listenerCount('SIGTERM')).toBe(1);
+    expect(proc.listenerCount('SIGINT')).toBe(1);
+  });
+
+  it('exits 1 on a signal during interruptible work (--cleanup)', async () => {
+    const proc = new FakeProcess();
+    await new TerminationSignals(proc).duringInterruptibleWork(1, async () => {
+      proc.emit('SIGTERM', 'SIGTERM');
+    });
+    expect(proc.exits).toEqual([1]);
+  });
+
+  it('exits with the exit code (0 when unset) on a signal no run waits for', () => {
+    const proc = new FakeProcess();
+    const signals = new TerminationSignals(proc);
+    signals.install();
+    proc.emit('SIGTERM', 'SIGTERM');
+    proc.exitCode = 1;
+    proc.emit('SIGINT', 'SIGINT');
+    expect(proc.exits).toEqual([0, 1]);
   });
 });

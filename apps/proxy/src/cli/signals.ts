@@ -27,69 +27,91 @@ interface Waiter {
   readonly resolve: (signal: NodeJS.Signals) => void;
 }
 
-/** Runs waiting for a signal (normally one: the CLI's run). */
-const waiters = new Set<Waiter>();
-/** The first signal this process received, if any. */
-let received: NodeJS.Signals | undefined;
-let installed = false;
-/** Exit status for a signal no run waits for while interruptible work runs (see duringInterruptibleWork). */
-let interruptedExitCode: number | undefined;
+/** The part of `process` the handling uses (tests pass their own emitter instead of the real process). */
+export interface SignalProcess {
+  on(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): unknown;
+  exit(code: number): void;
+  readonly exitCode?: number | string | null | undefined;
+  readonly stderr: { write(text: string): unknown };
+}
 
-function onSignal(signal: NodeJS.Signals): void {
-  if (received === undefined && waiters.size > 0) {
-    received = signal;
-    for (const w of [...waiters]) w.resolve(signal);
-    return;
+/** SIGTERM/SIGINT handling of one process (see the header). */
+export class TerminationSignals {
+  /** Runs waiting for a signal (normally one: the CLI's run). */
+  private readonly waiters = new Set<Waiter>();
+  /** The first signal this process received, if any. */
+  private received: NodeJS.Signals | undefined;
+  private installed = false;
+  /** Exit status for a signal no run waits for while interruptible work runs. */
+  private interruptedExitCode: number | undefined;
+
+  constructor(private readonly proc: SignalProcess) {}
+
+  /**
+   * Installs the process listeners (idempotent). main.ts calls it first thing, so that a signal during
+   * startup, before the run waits for one, also ends the process with 0 instead of Node's default
+   * (killed by the signal).
+   */
+  install(): void {
+    if (this.installed) return;
+    this.installed = true;
+    for (const s of TERMINATION_SIGNALS) this.proc.on(s, (signal) => this.onSignal(signal));
   }
-  if (received !== undefined) {
-    process.stderr.write(`kube-proxy: second signal (${signal}) during shutdown; exiting now with ${SECOND_SIGNAL_EXIT_CODE}\n`);
-    process.exit(SECOND_SIGNAL_EXIT_CODE);
+
+  /**
+   * Resolves with the signal name on the first SIGTERM or SIGINT. `dispose` stops waiting; the process
+   * listeners stay installed (see the header), so a later signal still ends the process promptly.
+   */
+  onceTerminated(): { promise: Promise<NodeJS.Signals>; dispose: () => void } {
+    this.install();
+    let waiter!: Waiter;
+    const promise = new Promise<NodeJS.Signals>((resolve) => {
+      waiter = {
+        resolve: (signal) => {
+          this.waiters.delete(waiter);
+          resolve(signal);
+        },
+      };
+    });
+    this.waiters.add(waiter);
+    return { promise, dispose: () => void this.waiters.delete(waiter) };
   }
-  const code = interruptedExitCode ?? process.exitCode;
-  process.exit(typeof code === 'number' ? code : 0);
-}
 
-/**
- * Runs work that a signal may cut short but that must not then be reported as success (--cleanup: a
- * half-removed rule set is not "cleaned up"): a signal while it runs ends the process with `code`.
- */
-export async function duringInterruptibleWork<T>(code: number, work: () => Promise<T>): Promise<T> {
-  installTerminationHandlers();
-  const previous = interruptedExitCode;
-  interruptedExitCode = code;
-  try {
-    return await work();
-  } finally {
-    interruptedExitCode = previous;
+  /**
+   * Runs work that a signal may cut short but that must not then be reported as success (--cleanup: a
+   * half-removed rule set is not "cleaned up"): a signal while it runs ends the process with `code`.
+   */
+  async duringInterruptibleWork<T>(code: number, work: () => Promise<T>): Promise<T> {
+    this.install();
+    const previous = this.interruptedExitCode;
+    this.interruptedExitCode = code;
+    try {
+      return await work();
+    } finally {
+      this.interruptedExitCode = previous;
+    }
+  }
+
+  private onSignal(signal: NodeJS.Signals): void {
+    if (this.received === undefined && this.waiters.size > 0) {
+      this.received = signal;
+      for (const w of [...this.waiters]) w.resolve(signal);
+      return;
+    }
+    if (this.received !== undefined) {
+      this.proc.stderr.write(`kube-proxy: second signal (${signal}) during shutdown; exiting now with ${SECOND_SIGNAL_EXIT_CODE}\n`);
+      this.proc.exit(SECOND_SIGNAL_EXIT_CODE);
+      return;
+    }
+    const code = this.interruptedExitCode ?? this.proc.exitCode;
+    this.proc.exit(typeof code === 'number' ? code : 0);
   }
 }
 
-/**
- * Installs the process listeners (idempotent). main.ts calls it first thing, so that a signal during
- * startup, before the run waits for one, also ends the process with 0 instead of Node's default
- * (killed by the signal).
- */
-export function installTerminationHandlers(): void {
-  if (installed) return;
-  installed = true;
-  for (const s of TERMINATION_SIGNALS) process.on(s, onSignal);
-}
+/** This process's handling: what main.ts and the CLI use. */
+const processSignals = new TerminationSignals(process);
 
-/**
- * Resolves with the signal name on the first SIGTERM or SIGINT. `dispose` stops waiting; the process
- * listeners stay installed (see the header), so a later signal still ends the process promptly.
- */
-export function onceTerminated(): { promise: Promise<NodeJS.Signals>; dispose: () => void } {
-  installTerminationHandlers();
-  let waiter!: Waiter;
-  const promise = new Promise<NodeJS.Signals>((resolve) => {
-    waiter = {
-      resolve: (signal) => {
-        waiters.delete(waiter);
-        resolve(signal);
-      },
-    };
-  });
-  waiters.add(waiter);
-  return { promise, dispose: () => void waiters.delete(waiter) };
-}
+export const installTerminationHandlers = (): void => processSignals.install();
+export const onceTerminated = (): { promise: Promise<NodeJS.Signals>; dispose: () => void } => processSignals.onceTerminated();
+export const duringInterruptibleWork = <T>(code: number, work: () => Promise<T>): Promise<T> =>
+  processSignals.duringInterruptibleWork(code, work);
