@@ -4,6 +4,7 @@
 export * from './model/index.js';
 export * from './tracking/index.js';
 export * from './topology/index.js';
+export * from './plan/index.js';
 export * from './provider/index.js';
 export * from './config/index.js';
 export * from './capabilities/index.js';

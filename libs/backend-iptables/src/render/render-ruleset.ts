@@ -7,6 +7,16 @@
  * jump rules (JUMP_CHAINS), iptables-save of the nat table for stale-chain deletion, the
  * iptables-restore call (--noflush --counters), conntrack cleanup, metrics, health checks.
  *
+ * ## Who decides what
+ *
+ * The Kubernetes meaning of each service port (which addresses it answers on per traffic class,
+ * which endpoints each class reaches, where to masquerade, source-range firewalls, what happens
+ * without usable endpoints, the health-check node port) is core's `planServicePort`, and which node
+ * addresses node ports answer on is core's `planNodePortAddresses`: the same plans every kernel
+ * backend consumes. This file only orders the payload (buffers, top-level chain memo, partial
+ * syncs, stale chains) and hands each plan to one small writer per concern (write-*.ts), which
+ * turn plan fields into upstream's rule texts.
+ *
  * ## Where this differs from upstream, and why
  *
  * 1. Service order. Upstream iterates `svcPortMap`, a Go map, so the order in which services'
@@ -23,8 +33,8 @@
  * 3. nodePortAddresses IPs are written in the order given (upstream: Go map order from
  *    GetNodeIPs). IPs not of `family` are ignored (upstream never has any).
  * 4. Upstream's NewProxier turns localhostNodePorts off when nodePortAddresses does not contain
- *    an IPv4 loopback address; we apply the same rule here from `nodePortAddresses` (`all`, or an
- *    IPv4 loopback IP among `ips`), so passing the raw flag is enough.
+ *    an IPv4 loopback address; core's planNodePortAddresses applies the same rule per render from
+ *    `nodePortAddresses` (`all`, or an IPv4 loopback IP among `ips`), so passing the raw flag is enough.
  * 5. Options that upstream reads from the environment are explicit: `randomFully`
  *    (iptables.HasRandomFully()), `conntrackTCPLiberal` (nf_conntrack_tcp_be_liberal sysctl),
  *    `nfacct` (which nfacct counters exist), `nodeIP` (for loadBalancerSourceRanges).
@@ -73,18 +83,27 @@
  * IPv4 (upstream does not use a family-specific reject type) and differs only in `! -d ::1/128`
  * on the nodeports jump and in never writing KUBE-FIREWALL / localhost nodeport rules.
  */
-import type { CategorizedEndpoints, Endpoint, EndpointsMap, IPFamily, LocalTrafficDetector, ServicePort, ServicePortMap, TopologyGates } from '@kube-proxy/core';
-import { assertRestorePayload, categorizeEndpoints, cidrContains, isLoopbackIP as isLoopback } from '@kube-proxy/core';
+import type { Endpoint, EndpointsMap, IPFamily, LocalTrafficDetector, ServicePlanContext, ServicePortMap, TopologyGates } from '@kube-proxy/core';
+import { assertRestorePayload, planNodePortAddresses, planServicePort } from '@kube-proxy/core';
 import type { AppliedChainMemo } from './applied-chain-memo.js';
 import { AppliedChainUpdate, appliedChainKey } from './applied-chain-memo.js';
 import type { ChainNameCache, ServiceChainNames } from './chain-names.js';
 import { lowerProtocol } from './chain-names.js';
-import { isServiceChainName, KUBE_CHAINS, LARGE_CLUSTER_ENDPOINTS_THRESHOLD, makeChainLine, NFACCT_COUNTERS } from './constants.js';
-import { formatMasqueradeMark, isIPv4Loopback, isIPv6String, probability } from './format.js';
+import { KUBE_CHAINS, LARGE_CLUSTER_ENDPOINTS_THRESHOLD, makeChainLine } from './constants.js';
+import { formatMasqueradeMark } from './format.js';
 import type { LineBuffer, LineSink } from './line-buffer.js';
 import { TeeSink } from './line-buffer.js';
 import { localDetectorArgs } from './local-detector-args.js';
-import { assertRenderableOptions, checkedEndpointChain, checkServiceOnce } from './render-guards.js';
+import { assertRenderableOptions, checkServiceOnce } from './render-guards.js';
+import type { ServiceWriteContext } from './service-write-context.js';
+import { writeClusterIPCapture, writeClusterIPMasquerade } from './write-cluster-ip.js';
+import { writeEndpointChains, writePolicyChains } from './write-endpoints.js';
+import { writeExternalChain } from './write-external-chain.js';
+import { writeExternalIPs } from './write-external-ips.js';
+import { writeFirewallChain, writeLoadBalancerIPs } from './write-load-balancer.js';
+import { writeStaleChainDeletions } from './write-stale-chains.js';
+import { writeHealthCheckNodePort, writeNodePort, writeNodePortsJump } from './write-node-port.js';
+import { writeForwardRules, writeKubeletFirewall, writeMasqueradeChains } from './write-top-level.js';
 
 export interface RenderOptions {
   /** IPv4 → iptables, IPv6 → ip6tables semantics. */
@@ -208,8 +227,6 @@ const TOP_CHAIN_KEYS: Record<'filter' | 'nat', Record<string, string>> = {
   nat: Object.fromEntries([SERVICES, NODEPORTS, POSTROUTING, MARK_MASQ].map((c) => [c, appliedChainKey('nat', c)])),
 };
 
-const NODEPORTS_COMMENT = '"kubernetes service nodeports; NOTE: this must be the last rule in this chain"';
-
 const EMPTY_ENDPOINTS: readonly Endpoint[] = [];
 
 /**
@@ -242,15 +259,13 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
   const { serviceMap, endpointsMap, changedServices, existingNatChains } = input;
   const isIPv6 = options.family === 'IPv6';
   const mark = options.masqueradeMark ?? formatMasqueradeMark(options.masqueradeBit);
-  const masqueradeAll = options.masqueradeAll;
   const detector = localDetectorArgs(options.localDetector);
   const nfacctInvalid = options.nfacct?.ctStateInvalidDropped ?? false;
-  const nodeIP = options.nodeIP ?? null;
-  const npa = options.nodePortAddresses;
   assertRenderableOptions(options);
-  // NewProxier: `if !nodePortAddresses.ContainsIPv4Loopback() { localhostNodePorts = false }`.
-  const localhostNodePorts = options.localhostNodePorts && (npa.all || npa.ips.some(isIPv4Loopback));
-  const localhostNodePortsNfacct = localhostNodePorts && !isIPv6 && (options.nfacct?.localhostNodePortAccepted ?? false);
+  // Which addresses node ports answer on, and whether localhost node ports are effective (core's decision).
+  const nodePortPlan = planNodePortAddresses(options.family, options.nodePortAddresses, options.localhostNodePorts);
+  const localhostNodePorts = nodePortPlan.localhostNodePorts;
+  const localhostNodePortsNfacct = localhostNodePorts && (options.nfacct?.localhostNodePortAccepted ?? false);
 
   names.beginSync();
   const buffers = names.renderBuffers;
@@ -259,10 +274,6 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
   const filterRules = buffers.filterRules;
   const natChains = buffers.natChains;
   const natRules = buffers.natRules;
-  // Lines a partial sync does not write for unchanged services (upstream's discard buffers):
-  // counted, never formatted.
-  let skippedNatChains = 0;
-  let skippedNatRules = 0;
 
   // Top-level chains (header, item 12). Without a memo their rules go straight into the payload
   // sections, as upstream. With one, each chain's rules also go into a buffer of their own: on a
@@ -270,7 +281,7 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
   // chain is written after the loop only if it differs from what the kernel holds.
   const memo = input.appliedChains ?? null;
   const elide = memo !== null && changedServices !== null;
-  const kubeletFirewall = !isIPv6 && localhostNodePorts;
+  const kubeletFirewall = localhostNodePorts;
   const topChains: TopChain[] = [];
   const top = (table: 'filter' | 'nat', chain: string, rules: LineBuffer, present = true): LineSink => {
     if (memo === null) return rules;
@@ -304,29 +315,48 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
   }
 
   // Kubernetes-specific postrouting and masquerade-mark rules.
-  nPostrouting.write(`-A ${POSTROUTING} -m mark ! --mark ${mark}/${mark} -j RETURN`);
-  nPostrouting.write(`-A ${POSTROUTING} -j MARK --xor-mark ${mark}`);
-  nPostrouting.write(
-    `-A ${POSTROUTING} -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE` +
-      (options.randomFully ? ' --random-fully' : ''),
-  );
-  nMarkMasq.write(`-A ${MARK_MASQ} -j MARK --or-mark ${mark}`);
+  writeMasqueradeChains(nPostrouting, nMarkMasq, mark, options.randomFully);
 
   if (kubeletFirewall) {
-    // Mitigation for the route_localnet security hole (kubelet writes an identical rule).
     if (!elide) filterChains.write(makeChainLine(KUBELET_FIREWALL));
-    fKubeletFirewall.write(
-      `-A ${KUBELET_FIREWALL} -m comment --comment "block incoming localnet connections" -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP`,
-    );
+    writeKubeletFirewall(fKubeletFirewall);
   }
-
-  const activeNatChains = new Set<string>();
 
   // Sorted for determinism (see header, item 1).
   const services = sortedEntries(serviceMap);
 
   const totalEndpoints = countEndpoints(serviceMap, endpointsMap);
   const largeClusterMode = totalEndpoints > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
+
+  // Every Kubernetes decision per service port is core's plan; the writers only turn it into rules.
+  const planContext: ServicePlanContext = {
+    nodeName: options.nodeName,
+    nodeLabels: options.nodeLabels,
+    topologyGates: options.topologyGates,
+    masqueradeAll: options.masqueradeAll,
+    localDetection: detector.implemented,
+    nodeIP: options.nodeIP ?? null,
+  };
+  const w: ServiceWriteContext = {
+    fServices,
+    fExternal,
+    fNodePorts,
+    fProxyFirewall,
+    nServices,
+    nNodePorts,
+    natChains,
+    natRules,
+    detector,
+    names,
+    largeClusterMode,
+    localhostNodePortsNfacct,
+    activeNatChains: new Set<string>(),
+    // Lines a partial sync does not write for unchanged services (upstream's discard buffers):
+    // counted, never formatted.
+    skippedNatChains: 0,
+    skippedNatRules: 0,
+  };
+  const activeNatChains = w.activeNatChains;
 
   let noLocalInternal = 0;
   let noLocalExternal = 0;
@@ -336,320 +366,42 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     const protocol = lowerProtocol(svc.protocol);
     const chains: ServiceChainNames = names.service(svc.name.key, svc.protocol);
     // Names reach comments only as comment-safe text; every other value must be canonical (header, item 13).
-    const n = chains.comment;
     checkServiceOnce(names, chains, svc);
 
-    const allEndpoints = endpointsMap.get(svcKey) ?? EMPTY_ENDPOINTS;
-    const cat: CategorizedEndpoints = categorizeEndpoints(allEndpoints, svc, options.nodeName, options.nodeLabels, options.topologyGates);
-    const clusterEndpoints = cat.clusterEndpoints ?? EMPTY_ENDPOINTS;
-    const localEndpoints = cat.localEndpoints ?? EMPTY_ENDPOINTS;
-    const hasEndpoints = cat.hasAnyEndpoints;
+    const plan = planServicePort(svc, endpointsMap.get(svcKey) ?? EMPTY_ENDPOINTS, planContext);
+    // 'drop' is the verdict of a Local policy with no local endpoint (the metric's meaning).
+    if (plan.internalVerdict === 'drop') noLocalInternal++;
+    if (plan.externalVerdict === 'drop') noLocalExternal++;
 
-    const clusterPolicyChain = chains.svc;
-    const usesClusterPolicyChain = clusterEndpoints.length > 0 && svc.usesClusterEndpoints;
-    const localPolicyChain = chains.svl;
-    const usesLocalPolicyChain = localEndpoints.length > 0 && svc.usesLocalEndpoints;
-
-    let internalPolicyChain = clusterPolicyChain;
-    let hasInternalEndpoints = hasEndpoints;
-    if (svc.internalPolicyLocal) {
-      internalPolicyChain = localPolicyChain;
-      if (localEndpoints.length === 0) hasInternalEndpoints = false;
-    }
-    const internalTrafficChain = internalPolicyChain;
-
-    let externalPolicyChain = clusterPolicyChain;
-    let hasExternalEndpoints = hasEndpoints;
-    if (svc.externalPolicyLocal) {
-      externalPolicyChain = localPolicyChain;
-      if (localEndpoints.length === 0) hasExternalEndpoints = false;
-    }
-    const externalTrafficChain = chains.ext;
-
-    // Based on hasEndpoints, not hasExternalEndpoints: the short-circuit rules for local
-    // traffic are needed even when there are no externally-usable endpoints.
-    const usesExternalTrafficChain = hasEndpoints && svc.externallyAccessible;
-
-    const fwChain = chains.fw;
-    const usesFWChain = hasEndpoints && svc.loadBalancerVIPs.length > 0 && svc.loadBalancerSourceRanges.length > 0;
-    const loadBalancerTrafficChain = usesFWChain ? fwChain : externalTrafficChain;
-
-    let internalTrafficFilterTarget = '';
-    let internalTrafficFilterComment = '';
-    let externalTrafficFilterTarget = '';
-    let externalTrafficFilterComment = '';
-    if (!hasEndpoints) {
-      internalTrafficFilterTarget = 'REJECT';
-      internalTrafficFilterComment = `"${n} has no endpoints"`;
-      externalTrafficFilterTarget = 'REJECT';
-      externalTrafficFilterComment = internalTrafficFilterComment;
-    } else {
-      if (!hasInternalEndpoints) {
-        internalTrafficFilterTarget = 'DROP';
-        internalTrafficFilterComment = `"${n} has no local endpoints"`;
-        noLocalInternal++;
-      }
-      if (!hasExternalEndpoints) {
-        externalTrafficFilterTarget = 'DROP';
-        externalTrafficFilterComment = `"${n} has no local endpoints"`;
-        noLocalExternal++;
-      }
-    }
-
-    const port = svc.port;
     const proto = `-m ${protocol} -p ${protocol}`;
 
-    // Capture the clusterIP.
-    if (hasInternalEndpoints) {
-      nServices.write(
-        `-A ${SERVICES} -m comment --comment "${n} cluster IP" ${proto} -d ${svc.clusterIP} --dport ${port} -j ${internalTrafficChain}`,
-      );
-    } else {
-      fServices.write(
-        `-A ${SERVICES} -m comment --comment ${internalTrafficFilterComment} ${proto} -d ${svc.clusterIP} --dport ${port} -j ${internalTrafficFilterTarget}`,
-      );
-    }
-
-    // Capture externalIPs.
-    const externalIPs = svc.externalIPs;
-    for (let i = 0; i < externalIPs.length; i++) {
-      const eip = externalIPs[i];
-      if (hasEndpoints) {
-        nServices.write(
-          `-A ${SERVICES} -m comment --comment "${n} external IP" ${proto} -d ${eip} --dport ${port} -j ${externalTrafficChain}`,
-        );
-      }
-      if (!hasExternalEndpoints) {
-        fExternal.write(
-          `-A ${EXTERNAL_SERVICES} -m comment --comment ${externalTrafficFilterComment} ${proto} -d ${eip} --dport ${port} -j ${externalTrafficFilterTarget}`,
-        );
-      }
-    }
-
-    // Capture load-balancer ingress.
-    const lbVIPs = svc.loadBalancerVIPs;
-    for (let i = 0; i < lbVIPs.length; i++) {
-      const lbip = lbVIPs[i];
-      if (hasEndpoints) {
-        nServices.write(
-          `-A ${SERVICES} -m comment --comment "${n} loadbalancer IP" ${proto} -d ${lbip} --dport ${port} -j ${loadBalancerTrafficChain}`,
-        );
-      }
-      if (usesFWChain) {
-        fProxyFirewall.write(
-          `-A ${PROXY_FIREWALL} -m comment --comment "${n} traffic not accepted by ${fwChain}" ${proto} -d ${lbip} --dport ${port} -j DROP`,
-        );
-      }
-    }
-    if (!hasExternalEndpoints) {
-      for (let i = 0; i < lbVIPs.length; i++) {
-        fExternal.write(
-          `-A ${EXTERNAL_SERVICES} -m comment --comment ${externalTrafficFilterComment} ${proto} -d ${lbVIPs[i]} --dport ${port} -j ${externalTrafficFilterTarget}`,
-        );
-      }
-    }
-
-    // Capture nodeports.
-    if (svc.nodePort !== 0) {
-      if (hasEndpoints) {
-        if (localhostNodePortsNfacct) {
-          nNodePorts.write(
-            `-A ${NODEPORTS} -m comment --comment ${n} ${proto} -d 127.0.0.0/8 --dport ${svc.nodePort} -m nfacct --nfacct-name ${NFACCT_COUNTERS.LOCALHOST_NODEPORT_ACCEPTED} -j ${externalTrafficChain}`,
-          );
-        }
-        nNodePorts.write(`-A ${NODEPORTS} -m comment --comment ${n} ${proto} --dport ${svc.nodePort} -j ${externalTrafficChain}`);
-      }
-      if (!hasExternalEndpoints) {
-        fExternal.write(
-          `-A ${EXTERNAL_SERVICES} -m comment --comment ${externalTrafficFilterComment} -m addrtype --dst-type LOCAL ${proto} --dport ${svc.nodePort} -j ${externalTrafficFilterTarget}`,
-        );
-      }
-    }
-
-    // Capture healthCheckNodePorts.
-    if (svc.healthCheckNodePort !== 0) {
-      fNodePorts.write(
-        `-A ${NODEPORTS} -m comment --comment "${n} health check node port" -m tcp -p tcp --dport ${svc.healthCheckNodePort} -j ACCEPT`,
-      );
-    }
+    // Top-level chains: captures and verdicts of every address the port answers on.
+    writeClusterIPCapture(w, plan, chains, proto);
+    writeExternalIPs(w, plan, chains, proto);
+    writeLoadBalancerIPs(w, plan, chains, proto);
+    writeNodePort(w, plan, chains, proto);
+    writeHealthCheckNodePort(w, plan, chains);
 
     // Partial sync: unchanged services keep their SVC/SVL/EXT/FW/SEP chains. Upstream still
     // "writes" them to discarding buffers (for the metrics); we only count the lines.
     const emit = changedServices === null || changedServices.has(`${svc.name.namespace}/${svc.name.name}`);
 
-    // Set up internal traffic handling.
-    if (hasInternalEndpoints && (masqueradeAll || detector.implemented)) {
-      if (!emit) skippedNatRules++;
-      else if (masqueradeAll) {
-        natRules.write(
-          `-A ${internalTrafficChain} -m comment --comment "${n} cluster IP" ${proto} -d ${svc.clusterIP} --dport ${port} -j ${MARK_MASQ}`,
-        );
-      } else {
-        // Masquerade off-cluster traffic to a service VIP.
-        natRules.write(
-          `-A ${internalTrafficChain} -m comment --comment "${n} cluster IP" ${proto} -d ${svc.clusterIP} --dport ${port} ${detector.ifNotLocalText} -j ${MARK_MASQ}`,
-        );
-      }
-    }
-
-    // Set up external traffic handling.
-    if (usesExternalTrafficChain) {
-      activeNatChains.add(externalTrafficChain);
-      if (!emit) {
-        skippedNatChains++;
-        skippedNatRules += (svc.externalPolicyLocal ? (detector.implemented ? 3 : 2) : 1) + (hasExternalEndpoints ? 1 : 0);
-      } else {
-        natChains.write(makeChainLine(externalTrafficChain));
-        if (!svc.externalPolicyLocal) {
-          natRules.write(
-            `-A ${externalTrafficChain} -m comment --comment "masquerade traffic for ${n} external destinations" -j ${MARK_MASQ}`,
-          );
-        } else {
-          if (detector.implemented) {
-            natRules.write(
-              `-A ${externalTrafficChain} -m comment --comment "pod traffic for ${n} external destinations" ${detector.ifLocalText} -j ${clusterPolicyChain}`,
-            );
-          }
-          natRules.write(
-            `-A ${externalTrafficChain} -m comment --comment "masquerade LOCAL traffic for ${n} external destinations" -m addrtype --src-type LOCAL -j ${MARK_MASQ}`,
-          );
-          natRules.write(
-            `-A ${externalTrafficChain} -m comment --comment "route LOCAL traffic for ${n} external destinations" -m addrtype --src-type LOCAL -j ${clusterPolicyChain}`,
-          );
-        }
-        if (hasExternalEndpoints) {
-          natRules.write(`-A ${externalTrafficChain} -j ${externalPolicyChain}`);
-        }
-      }
-    }
-
-    // Set up firewall chain, if needed.
-    if (usesFWChain) {
-      activeNatChains.add(fwChain);
-      const ranges = svc.loadBalancerSourceRanges;
-      let allowFromNode = false;
-      if (nodeIP !== null) {
-        for (let i = 0; i < ranges.length && !allowFromNode; i++) allowFromNode = cidrContains(ranges[i], nodeIP);
-      }
-      if (!emit) {
-        skippedNatChains++;
-        skippedNatRules += ranges.length + (allowFromNode ? lbVIPs.length : 0) + 1;
-      } else {
-        natChains.write(makeChainLine(fwChain));
-        const fwArgs = `-A ${fwChain} -m comment --comment "${n} loadbalancer IP"`;
-        for (let i = 0; i < ranges.length; i++) {
-          natRules.write(`${fwArgs} -s ${ranges[i]} -j ${externalTrafficChain}`);
-        }
-        // VIP-like LBs: requests from this node to the VIP loop back with the VIP as source.
-        if (allowFromNode) {
-          for (let i = 0; i < lbVIPs.length; i++) {
-            natRules.write(`${fwArgs} -s ${lbVIPs[i]} -j ${externalTrafficChain}`);
-          }
-        }
-        // Anything reaching the end of the chain was not DNATed: KUBE-PROXY-FIREWALL drops it.
-        natRules.write(`-A ${fwChain} -m comment --comment "other traffic to ${n} will be dropped by KUBE-PROXY-FIREWALL"`);
-      }
-    }
-
-    const affinity = svc.sessionAffinityClientIP;
-
-    if (usesClusterPolicyChain) {
-      activeNatChains.add(clusterPolicyChain);
-      if (!emit) {
-        skippedNatChains++;
-        skippedNatRules += (affinity ? 2 : 1) * clusterEndpoints.length;
-      } else {
-        natChains.write(makeChainLine(clusterPolicyChain));
-        writeServiceToEndpointRules(natRules, n, svc, clusterPolicyChain, clusterEndpoints, chains, names, largeClusterMode);
-      }
-    }
-
-    if (usesLocalPolicyChain) {
-      activeNatChains.add(localPolicyChain);
-      if (!emit) {
-        skippedNatChains++;
-        skippedNatRules += (affinity ? 2 : 1) * localEndpoints.length;
-      } else {
-        natChains.write(makeChainLine(localPolicyChain));
-        writeServiceToEndpointRules(natRules, n, svc, localPolicyChain, localEndpoints, chains, names, largeClusterMode);
-      }
-    }
-
-    // Per-endpoint chains.
-    const reachable = cat.allReachableEndpoints;
-    if (!emit) {
-      for (let i = 0; i < reachable.length; i++) activeNatChains.add(names.sepOf(chains, reachable[i].key));
-      skippedNatChains += reachable.length;
-      skippedNatRules += 2 * reachable.length;
-    } else {
-      for (let i = 0; i < reachable.length; i++) {
-        const ep = reachable[i];
-        // Every endpoint written for this service is one of these: checked before any payload is returned.
-        const endpointChain = checkedEndpointChain(names, chains, ep);
-        natChains.write(makeChainLine(endpointChain));
-        activeNatChains.add(endpointChain);
-
-        const head = largeClusterMode ? `-A ${endpointChain}` : `-A ${endpointChain} -m comment --comment ${n}`;
-        // Handle traffic that loops back to the originator with SNAT.
-        natRules.write(`${head} -s ${ep.ip} -j ${MARK_MASQ}`);
-        // Update client-affinity lists, then DNAT to the final destination.
-        natRules.write(
-          affinity
-            ? `${head} -m recent --name ${endpointChain} --set ${proto} -j DNAT --to-destination ${ep.key}`
-            : `${head} ${proto} -j DNAT --to-destination ${ep.key}`,
-        );
-      }
-    }
+    // Per-service chains, in upstream's order.
+    writeClusterIPMasquerade(w, plan, chains, proto, emit);
+    writeExternalChain(w, plan, chains, emit);
+    writeFirewallChain(w, plan, chains, emit);
+    writePolicyChains(w, plan, chains, emit);
+    writeEndpointChains(w, plan, chains, proto, emit);
   }
 
   // Delete chains no longer in use (see header, item 2).
-  let deletedChains = 0;
-  if (existingNatChains !== null) {
-    const stale: string[] = [];
-    for (const chain of existingNatChains) {
-      if (!activeNatChains.has(chain) && isServiceChainName(chain)) stale.push(chain);
-    }
-    stale.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const chain of stale) {
-      // A chain line flushes the chain; then it can be deleted.
-      natChains.write(makeChainLine(chain));
-      natRules.write(`-X ${chain}`);
-      deletedChains++;
-    }
-  }
+  const deletedChains = existingNatChains === null ? 0 : writeStaleChainDeletions(existingNatChains, activeNatChains, natChains, natRules);
 
   // Finally, tail-call to the nodePorts chain. This needs to be after all other service portal rules.
-  if (npa.all) {
-    let destinations = '-m addrtype --dst-type LOCAL';
-    // Block localhost nodePorts if they are not supported.
-    if (isIPv6) destinations += ' ! -d ::1/128';
-    else if (!localhostNodePorts) destinations += ' ! -d 127.0.0.0/8';
-    nServices.write(`-A ${SERVICES} -m comment --comment ${NODEPORTS_COMMENT} ${destinations} -j ${NODEPORTS}`);
-  } else {
-    for (const ip of npa.ips) {
-      if (isIPv6String(ip) !== isIPv6) continue;
-      if (isLoopback(ip) && (isIPv6 || !localhostNodePorts)) {
-        // Upstream logs an error ("--nodeport-addresses includes localhost but ...") and skips it.
-        continue;
-      }
-      nServices.write(`-A ${SERVICES} -m comment --comment ${NODEPORTS_COMMENT} -d ${ip} -j ${NODEPORTS}`);
-    }
-  }
+  writeNodePortsJump(nServices, nodePortPlan, isIPv6);
 
   // Drop INVALID packets unless nf_conntrack_tcp_be_liberal is set.
-  if (!(options.conntrackTCPLiberal ?? false)) {
-    fForward.write(
-      nfacctInvalid
-        ? `-A ${FORWARD} -m conntrack --ctstate INVALID -m nfacct --nfacct-name ${NFACCT_COUNTERS.CT_STATE_INVALID_DROPPED} -j DROP`
-        : `-A ${FORWARD} -m conntrack --ctstate INVALID -j DROP`,
-    );
-  }
-  fForward.write(
-    `-A ${FORWARD} -m comment --comment "kubernetes forwarding rules" -m mark --mark ${mark}/${mark} -j ACCEPT`,
-  );
-  fForward.write(
-    `-A ${FORWARD} -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`,
-  );
+  writeForwardRules(fForward, mark, !(options.conntrackTCPLiberal ?? false), nfacctInvalid);
 
   // Top-level chains with a memo: decide which to write (partial) and what to commit (both).
   const elidedChains: string[] = [];
@@ -710,9 +462,9 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     filterRuleCount: filterRules.lines,
     filterRuleCountTotal: filterRules.lines + elidedFilterRules,
     natRuleCount: natRulesWritten,
-    natRuleCountTotal: natRulesWritten + skippedNatRules + elidedNatRules,
+    natRuleCountTotal: natRulesWritten + w.skippedNatRules + elidedNatRules,
     natChainCount: natChains.lines + buffers.natTopChains.lines,
-    skippedNatChainCount: skippedNatChains,
+    skippedNatChainCount: w.skippedNatChains,
     elidedChains,
     appliedChainUpdate,
     activeNatChains,
@@ -722,37 +474,4 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     largeClusterMode,
     totalEndpoints,
   };
-}
-
-/** Session-affinity and load-balancing rules from a SVC/SVL chain to its endpoints (upstream's writeServiceToEndpointRules). */
-function writeServiceToEndpointRules(
-  natRules: LineSink,
-  n: string,
-  svc: ServicePort,
-  svcChain: string,
-  endpoints: readonly Endpoint[],
-  chains: ServiceChainNames,
-  names: ChainNameCache,
-  largeClusterMode: boolean,
-): void {
-  const count = endpoints.length;
-  if (svc.sessionAffinityClientIP) {
-    const seconds = svc.stickyMaxAgeSeconds;
-    for (let i = 0; i < count; i++) {
-      const ep = endpoints[i];
-      const sep = names.sepOf(chains, ep.key);
-      const head = largeClusterMode ? `-A ${svcChain}` : `-A ${svcChain} -m comment --comment "${n} -> ${ep.key}"`;
-      natRules.write(`${head} -m recent --name ${sep} --rcheck --seconds ${seconds} --reap -j ${sep}`);
-    }
-  }
-  for (let i = 0; i < count; i++) {
-    const ep = endpoints[i];
-    const sep = names.sepOf(chains, ep.key);
-    const head = largeClusterMode ? `-A ${svcChain}` : `-A ${svcChain} -m comment --comment "${n} -> ${ep.key}"`;
-    if (i < count - 1) {
-      natRules.write(`${head} -m statistic --mode random --probability ${probability(count - i)} -j ${sep}`);
-    } else {
-      natRules.write(`${head} -j ${sep}`);
-    }
-  }
 }

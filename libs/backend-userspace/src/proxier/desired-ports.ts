@@ -1,5 +1,5 @@
-import type { Endpoint, EndpointsMap, ServicePort, ServicePortMap, TopologyGates } from '@kube-proxy/core';
-import { categorizeEndpoints } from '@kube-proxy/core';
+import type { Endpoint, EndpointsMap, ServicePlanContext, ServicePort, ServicePortMap, TopologyGates } from '@kube-proxy/core';
+import { endpointSetOf, planServicePort } from '@kube-proxy/core';
 import type { ProxyTarget } from '../proxy/endpoint-picker.js';
 
 /** What one service port needs from the userspace proxy after a sync. */
@@ -16,17 +16,20 @@ export interface DesiredPort {
 }
 
 const NONE: readonly ProxyTarget[] = Object.freeze([]);
+const NO_ENDPOINTS: readonly Endpoint[] = Object.freeze([]);
 
-function targets(endpoints: readonly Endpoint[] | null): readonly ProxyTarget[] {
-  if (endpoints === null || endpoints.length === 0) return NONE;
+function targets(endpoints: readonly Endpoint[]): readonly ProxyTarget[] {
+  if (endpoints.length === 0) return NONE;
   return endpoints
     .map((e) => ({ ip: e.ip, port: e.port, key: e.key }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
 /**
- * The service ports to proxy and the endpoints of each, decided by core's categorizeEndpoints
- * (ready endpoints; serving-terminating ones when none is ready; traffic policies; topology).
+ * The service ports to proxy and the endpoints of each traffic class, decided by core's
+ * planServicePort (ready endpoints; serving-terminating ones when none is ready; traffic policies;
+ * topology). A userspace proxy relays at layer 4, so replies always come back through it: the
+ * plan's masquerade and firewall fields do not apply and its context leaves them off.
  * SCTP ports are skipped (Node.js has no SCTP sockets) and reported through `skipped`.
  */
 export function desiredPorts(
@@ -38,16 +41,18 @@ export function desiredPorts(
   /** Feature gates core's topology reads (PreferSameTrafficDistribution); default: their defaults. */
   gates?: TopologyGates,
 ): DesiredPort[] {
+  const context: ServicePlanContext = { nodeName, nodeLabels, topologyGates: gates, masqueradeAll: false, localDetection: false, nodeIP: null };
   const out: DesiredPort[] = [];
   for (const [key, service] of serviceMap) {
     if (service.protocol === 'SCTP') {
       skipped(key, 'SCTP is not supported by the userspace proxy');
       continue;
     }
-    const categorized = categorizeEndpoints(endpointsMap.get(key) ?? [], service, nodeName, nodeLabels, gates);
-    const internal = targets(service.internalPolicyLocal ? categorized.localEndpoints : categorized.clusterEndpoints);
-    const split = service.externallyAccessible && service.externalPolicyLocal !== service.internalPolicyLocal;
-    const external = split ? targets(service.externalPolicyLocal ? categorized.localEndpoints : categorized.clusterEndpoints) : null;
+    const plan = planServicePort(service, endpointsMap.get(key) ?? NO_ENDPOINTS, context);
+    const internal = targets(endpointSetOf(plan, plan.internalEndpoints));
+    // External addresses need sockets of their own only when their policy picks another set.
+    const split = service.externallyAccessible && plan.externalEndpoints !== plan.internalEndpoints;
+    const external = split ? targets(endpointSetOf(plan, plan.externalEndpoints)) : null;
     out.push({ key, service, internal, external });
   }
   out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

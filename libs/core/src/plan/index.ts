@@ -1,0 +1,14 @@
+/**
+ * Service plans: the backend-neutral meaning of each service port (addresses by traffic class,
+ * endpoints per class, masquerading, source-range firewall, no-endpoint verdicts, health-check
+ * port) and of the node-port address selection, decided once in core for every kernel backend.
+ */
+export type {
+  EndpointSetKind,
+  ExternalMasquerade,
+  InternalMasquerade,
+  NoEndpointsVerdict,
+  ServicePortPlan,
+} from './service-port-plan.js';
+export { endpointSetOf, planServicePort, type ServicePlanContext } from './plan-service-port.js';
+export { planNodePortAddresses, type NodePortAddressPlan, type NodePortAddressSelection } from './node-port-address-plan.js';
