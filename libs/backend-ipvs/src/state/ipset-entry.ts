@@ -1,0 +1,32 @@
+/**
+ * Set entries in the notation upstream's utilipset.Entry.String() builds and `ipset save` prints
+ * (checked against ipset 7.17 in a network namespace): `IP,proto:port` (hash:ip,port),
+ * `IP,proto:port,IP2` (hash:ip,port,ip), `IP,proto:port,CIDR` (hash:ip,port,net), the bare port
+ * (bitmap:port: ipset accepts `tcp:30080` but saves `30080`, so the bare port is what a later diff
+ * against `ipset save` compares) and the bare IP (hash:ip). IPv6 addresses are never bracketed.
+ */
+import type { Protocol } from '@kube-proxy/core';
+
+function proto(protocol: Protocol): string {
+  return protocol.toLowerCase();
+}
+
+/** hash:ip,port */
+export function ipPortEntry(ip: string, protocol: Protocol, port: number): string {
+  return `${ip},${proto(protocol)}:${port}`;
+}
+
+/** hash:ip,port,ip */
+export function ipPortIPEntry(ip: string, protocol: Protocol, port: number, ip2: string): string {
+  return `${ip},${proto(protocol)}:${port},${ip2}`;
+}
+
+/** hash:ip,port,net */
+export function ipPortNetEntry(ip: string, protocol: Protocol, port: number, cidr: string): string {
+  return `${ip},${proto(protocol)}:${port},${cidr}`;
+}
+
+/** bitmap:port */
+export function portEntry(port: number): string {
+  return String(port);
+}
