@@ -4,34 +4,22 @@
  * flow) or add one.
  */
 import type { AppliedChanges, ServicePort, ServicePortName } from '@kube-proxy/core';
-import { FakeCommandExecutor, RecordingLogger } from '@kube-proxy/core';
+import { FakeCommandExecutor, RecordingLogger, testServicePort } from '@kube-proxy/core';
 import { ConntrackCleaner } from './conntrack-cleaner.js';
 
 const NAME: ServicePortName = { namespace: 'default', name: 'dns', port: 'dns', protocol: 'UDP', key: 'default/dns:dns' };
 
 function udpPort(overrides: Partial<Record<keyof ServicePort, unknown>>): ServicePort {
-  return {
+  // Hostile values of any type, bypassing ServicePort's types on purpose.
+  return testServicePort({
     name: NAME,
-    family: 'IPv4',
     clusterIP: '10.96.0.53',
     port: 53,
     protocol: 'UDP',
     nodePort: 30053,
-    externalIPs: [],
-    loadBalancerVIPs: [],
-    loadBalancerSourceRanges: [],
-    sessionAffinityClientIP: false,
-    stickyMaxAgeSeconds: 0,
-    externalPolicyLocal: false,
-    internalPolicyLocal: false,
-    healthCheckNodePort: 0,
-    trafficDistribution: '',
-    hintsAnnotation: '',
     externallyAccessible: true,
-    usesClusterEndpoints: true,
-    usesLocalEndpoints: false,
-    ...overrides,
-  } as ServicePort;
+    ...(overrides as Partial<ServicePort>),
+  });
 }
 
 function changes(deletedUDPClusterIPs: string[], deletedEndpoints: string[], newlyActive: boolean): AppliedChanges {

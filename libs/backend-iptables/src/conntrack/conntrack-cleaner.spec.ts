@@ -1,31 +1,16 @@
 import type { AppliedChanges, ServicePort, ServicePortMap } from '@kube-proxy/core';
-import { FakeCommandExecutor, RecordingLogger, servicePortName } from '@kube-proxy/core';
+import { FakeCommandExecutor, RecordingLogger, servicePortName, testServicePort } from '@kube-proxy/core';
 import { ConntrackCleaner, endpointIP } from './conntrack-cleaner.js';
 
 function udpPort(spec: { ns: string; svc: string; portName?: string } & Partial<Omit<ServicePort, 'name'>>): ServicePort {
   const { ns, svc, portName, ...overrides } = spec;
-  return {
+  return testServicePort({
     name: servicePortName(ns, svc, portName ?? 'dns', 'UDP'),
-    family: 'IPv4',
     clusterIP: '10.96.0.53',
     port: 53,
     protocol: 'UDP',
-    nodePort: 0,
-    externalIPs: [],
-    loadBalancerVIPs: [],
-    loadBalancerSourceRanges: [],
-    sessionAffinityClientIP: false,
-    stickyMaxAgeSeconds: 0,
-    externalPolicyLocal: false,
-    internalPolicyLocal: false,
-    healthCheckNodePort: 0,
-    trafficDistribution: '',
-    hintsAnnotation: '',
-    externallyAccessible: false,
-    usesClusterEndpoints: true,
-    usesLocalEndpoints: false,
     ...overrides,
-  };
+  });
 }
 
 function changes(partial: {

@@ -1,5 +1,5 @@
 import type { Endpoint, ServicePort } from '@kube-proxy/core';
-import { servicePortName } from '@kube-proxy/core';
+import { servicePortName, testServicePort } from '@kube-proxy/core';
 import { desiredPorts } from './desired-ports.js';
 
 // The userspace proxy passes --feature-gates=PreferSameTrafficDistribution to core's topology: with the
@@ -23,27 +23,11 @@ function ep(ip: string, zone: string, forNode: string): Endpoint {
   };
 }
 
-const SVC: ServicePort = {
+const SVC: ServicePort = testServicePort({
   name: servicePortName('ns', 'web', 'http', 'TCP'),
-  family: 'IPv4',
   clusterIP: '10.96.0.10',
-  port: 80,
-  protocol: 'TCP',
-  nodePort: 0,
-  externalIPs: [],
-  loadBalancerVIPs: [],
-  loadBalancerSourceRanges: [],
-  sessionAffinityClientIP: false,
-  stickyMaxAgeSeconds: 0,
-  externalPolicyLocal: false,
-  internalPolicyLocal: false,
-  healthCheckNodePort: 0,
   trafficDistribution: 'PreferSameNode',
-  hintsAnnotation: '',
-  externallyAccessible: false,
-  usesClusterEndpoints: true,
-  usesLocalEndpoints: false,
-};
+});
 
 function internalTargets(preferSame?: boolean): string[] {
   const key = 'ns/web:http';

@@ -25,3 +25,4 @@ export * from './service-policy.js';
 export * from './service-addresses.js';
 export * from './service-port-equals.js';
 export * from './service-port-from-service.js';
+export * from './testing-service-port.js';

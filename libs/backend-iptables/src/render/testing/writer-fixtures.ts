@@ -4,7 +4,7 @@
  * backend consumes core's plans (no Service objects, no Kubernetes rules in the test).
  */
 import type { Endpoint, ServicePort, ServicePortPlan } from '@kube-proxy/core';
-import { servicePortName } from '@kube-proxy/core';
+import { servicePortName, testServicePort } from '@kube-proxy/core';
 import { ChainNameCache, type ServiceChainNames } from '../chain-names.js';
 import { LineBuffer } from '../line-buffer.js';
 import { localDetectorArgs } from '../local-detector-args.js';
@@ -41,27 +41,7 @@ export function writerFixture(o: { largeClusterMode?: boolean; localhostNodePort
   };
 }
 
-const PORT: ServicePort = {
-  name: servicePortName('ns1', 'svc1', 'p80', 'TCP'),
-  family: 'IPv4',
-  clusterIP: '172.30.0.41',
-  port: 80,
-  protocol: 'TCP',
-  nodePort: 0,
-  externalIPs: [],
-  loadBalancerVIPs: [],
-  loadBalancerSourceRanges: [],
-  sessionAffinityClientIP: false,
-  stickyMaxAgeSeconds: 0,
-  externalPolicyLocal: false,
-  internalPolicyLocal: false,
-  healthCheckNodePort: 0,
-  trafficDistribution: '',
-  hintsAnnotation: '',
-  externallyAccessible: false,
-  usesClusterEndpoints: true,
-  usesLocalEndpoints: false,
-};
+const PORT: ServicePort = testServicePort({ name: servicePortName('ns1', 'svc1', 'p80', 'TCP') });
 
 export function endpoint(ip: string): Endpoint {
   return { ip, port: 8080, key: `${ip}:8080`, ready: true, serving: true, terminating: false, isLocal: false, nodeName: 'node-2', zone: '', zoneHints: null, nodeHints: null };
