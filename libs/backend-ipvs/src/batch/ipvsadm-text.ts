@@ -1,10 +1,12 @@
 /**
  * ipvsadm lines in exactly the notation `ipvsadm --save -n` prints (ipvsadm.c's FMT_RULE output),
  * so a restore batch and a later `--save -n` read-back compare line for line:
- *   -A -t 10.96.0.1:80 -s rr [-b mh-port] [-p 10800]
+ *   -A -t 10.96.0.1:80 -s rr [-p 10800] [-b mh-port]
  *   -a -t 10.96.0.1:80 -r 10.244.1.5:8080 -m -w 1
  * -t TCP, -u UDP, --sctp-service SCTP; IPv6 addresses in brackets. `-E` / `-D` / `-e` / `-d` are the
  * edit and delete forms `ipvsadm --restore` accepts with the same service and server notation.
+ * The option order (`-p` before `-b`) is what a real kernel's `ipvsadm --save -n` printed in the
+ * QEMU round trip (apps/proxy/e2e/ipvs-vm.e2e.spec.ts); `-b` first was accepted but read back swapped.
  */
 import type { Protocol } from '@kube-proxy/core';
 import type { RealServer, VirtualServer } from '../state/ipvs-state.js';
@@ -22,8 +24,8 @@ export function serviceSpec(vs: Pick<VirtualServer, 'protocol' | 'address' | 'po
 
 function serviceOptions(vs: VirtualServer): string {
   let s = ` -s ${vs.scheduler}`;
-  if (vs.flags.length > 0) s += ` -b ${vs.flags.join(',')}`;
   if (vs.persistenceTimeout > 0) s += ` -p ${vs.persistenceTimeout}`;
+  if (vs.flags.length > 0) s += ` -b ${vs.flags.join(',')}`;
   return s;
 }
 

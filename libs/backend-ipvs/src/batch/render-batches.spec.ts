@@ -38,7 +38,7 @@ describe('renderIpvsadmRestore', () => {
     );
   });
 
-  it('brackets IPv6 addresses and prints the mh-port flag before the persistence timeout', () => {
+  it('brackets IPv6 addresses and prints the persistence timeout before the mh-port flag, as ipvsadm --save -n does', () => {
     const c = new TestCluster('IPv6');
     c.service(makeService('ns1', 'v6', (svc) => {
       svc.spec.clusterIP = 'fd00:10:96::a';
@@ -50,7 +50,7 @@ describe('renderIpvsadmRestore', () => {
     }));
     c.endpoints('ns1/v6', [{ ip: 'fd00:10:244::5', port: 8443 }]);
     expect(renderIpvsadmRestore(c.state({ scheduler: 'mh' }))).toBe(
-      '-A -t [fd00:10:96::a]:443 -s mh -b mh-port -p 30\n-a -t [fd00:10:96::a]:443 -r [fd00:10:244::5]:8443 -m -w 1\n',
+      '-A -t [fd00:10:96::a]:443 -s mh -p 30 -b mh-port\n-a -t [fd00:10:96::a]:443 -r [fd00:10:244::5]:8443 -m -w 1\n',
     );
   });
 
