@@ -108,7 +108,9 @@ describeNetns('API faults: bin/kube-proxy --master through a stalled watch, 410 
     return canonicalRules(parseSave(`${nat}\n${filter}`), { tables: ['nat', 'filter'] });
   }
 
-  const deleted = async (s: { ip: string }) => !(await r().nat()).includes(`${s.ip}/32`);
+  // Gone from nat AND filter: a Service without endpoints has only its filter REJECT rule, and the
+  // Services and EndpointSlices informers relist independently, so nat alone can look done too early.
+  const deleted = async (s: { ip: string }) => !(await rules()).includes(`${s.ip}/32`);
 
   beforeAll(
     () =>
@@ -203,7 +205,7 @@ describeNetns('API faults: bin/kube-proxy --master through a stalled watch, 410 
       const compactedRv = Number(ack.resourceVersion);
       const t0 = Date.now();
       await r().until('web to reach pod1 again', WEB, (x) => x.ok === x.count && !!x.byPod['pod1'], RELIST_BOUND_MS, 8);
-      await waitFor('the deleted service to leave the nat table', async () => ((await deleted(GONE)) ? true : undefined), {
+      await waitFor('the deleted service to leave the nat and filter tables', async () => ((await deleted(GONE)) ? true : undefined), {
         timeoutMs: Math.max(1000, RELIST_BOUND_MS - (Date.now() - t0)),
         intervalMs: 200,
       });
@@ -282,7 +284,7 @@ describeNetns('API faults: bin/kube-proxy --master through a stalled watch, 410 
           // Back: web moves to pod3, the new service answers, the deleted one is gone.
           await r().until('web to reach only pod3', WEB, (x) => x.ok === x.count && pods(x) === 'pod3', OUTAGE_CONVERGE_BOUND_MS, 20);
           await r().until('the service created during the outage to answer', NEW, (x) => x.ok === x.count, Math.max(1000, OUTAGE_CONVERGE_BOUND_MS - (Date.now() - backAt)));
-            await waitFor('the service deleted during the outage to leave the nat table', async () => ((await deleted(DOOMED)) ? true : undefined), {
+            await waitFor('the service deleted during the outage to leave the nat and filter tables', async () => ((await deleted(DOOMED)) ? true : undefined), {
             timeoutMs: Math.max(1000, OUTAGE_CONVERGE_BOUND_MS - (Date.now() - backAt)),
             intervalMs: 200,
         });

@@ -81,6 +81,16 @@ describe('ipvs cleanup', () => {
     expect(logger.entries.filter((r) => r.level === 'error')).toEqual([]);
   });
 
+  it('treats a kernel without IPVS as nothing to clear (ipvsadm present), as upstream, but a real ipvsadm failure as an error', async () => {
+    const noIpvs = cleanNode().on(
+      { command: 'ipvsadm', args: ['-C'] },
+      { exitCode: 2, stderr: "modprobe: FATAL: Module ip_vs not found\nCan't initialize ipvs: Protocol not available\n" },
+    );
+    expect(await cleanupIpvs(noIpvs, host({ iptables: true, ipset: true, ipvsadm: true }), new RecordingLogger())).toBe(false);
+    const broken = cleanNode().on({ command: 'ipvsadm', args: ['-C'] }, { exitCode: 2, stderr: 'Memory allocation problem\n' });
+    expect(await cleanupIpvs(broken, host({ iptables: true, ipset: true, ipvsadm: true }), new RecordingLogger())).toBe(true);
+  });
+
   it('skips the tools the host does not have (no ipvsadm, ipset or iptables)', async () => {
     const exec = cleanNode();
     expect(await cleanupIpvs(exec, host(), new RecordingLogger())).toBe(false);

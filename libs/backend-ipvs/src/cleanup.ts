@@ -35,6 +35,12 @@ export const IPVS_CHAINS: readonly OwnedChain[] = [
 /** kube-proxy's ipsets (upstream's ipsetInfo names all start with KUBE-). */
 export const IPSET_PREFIX = 'KUBE-';
 
+/**
+ * What ipvsadm prints when it cannot open IPVS at all (no ip_vs in the kernel, no module to load):
+ * "Can't initialize ipvs: Protocol not available". Any other failure is a real cleanup error.
+ */
+const IPVS_NOT_IN_KERNEL = /Can't initialize ipvs/i;
+
 function failure(result: CommandResult): string {
   return result.spawnError ?? `exit ${String(result.exitCode)}: ${(result.stderr || result.stdout).trim()}`;
 }
@@ -51,7 +57,10 @@ export async function cleanupIpvs(executor: CommandExecutor, host: HostCapabilit
 
   if (host.tools.ipvsadm.present) {
     const r = await executor.run('ipvsadm', ['-C']);
-    if (r.exitCode !== 0) {
+    if (r.exitCode !== 0 && IPVS_NOT_IN_KERNEL.test(r.stderr)) {
+      // As upstream, whose IPVS interface is nil when the kernel has no IPVS: nothing to clear.
+      logger.debug('The kernel has no IPVS; no virtual servers to clear', { error: failure(r) });
+    } else if (r.exitCode !== 0) {
       encounteredError = true;
       logger.error('Error flushing IPVS virtual servers', { error: failure(r) });
     }
