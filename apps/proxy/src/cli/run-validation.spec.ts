@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import yaml from 'js-yaml';
 import { TestApiServer, type KubeObject } from '@kube-proxy/tools/test-apiserver';
 import { runCli } from './run.js';
+import { captureIO } from './testing/capture-io.js';
 
 /*
  * Validation at the edge, seen from the command line: hostile objects from either source are skipped
@@ -15,15 +15,7 @@ import { runCli } from './run.js';
 const INJECTED_NAME = 'evil" -j ACCEPT\n-A INPUT -j ACCEPT\n#';
 const INJECTED_PORT = 'x" -j ACCEPT #';
 
-function io() {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return { streams: { stdout, stderr }, out: () => out, err: () => err };
-}
+const io = captureIO;
 
 function service(name: string, clusterIP: string, portName = 'http'): KubeObject {
   return {

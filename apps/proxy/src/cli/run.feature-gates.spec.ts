@@ -1,8 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { runCli } from './run.js';
+import { captureIO } from './testing/capture-io.js';
 
 // --feature-gates=PreferSameTrafficDistribution=false through the whole CLI (--dry-run --once): a
 // Service whose EndpointSlice carries node hints (trafficDistribution: PreferSameNode) and zone hints.
@@ -53,17 +53,13 @@ endpoints:
 
 /** The endpoints whose DNAT rules the dry-run ruleset contains. */
 async function dnatTargets(dir: string, extra: readonly string[]): Promise<string[]> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.resume();
+  const io = captureIO();
   const code = await runCli(
     ['--proxy-mode=iptables', `--manifests=${dir}`, '--hostname-override=node-1', '--dry-run', '--once', ...extra],
-    { stdout, stderr },
+    io.streams,
   );
   expect(code).toBe(0);
-  return [...out.matchAll(/-j DNAT --to-destination (\S+)/g)].map((m) => m[1]!).sort();
+  return [...io.out().matchAll(/-j DNAT --to-destination (\S+)/g)].map((m) => m[1]!).sort();
 }
 
 describe('kube-proxy CLI --feature-gates=PreferSameTrafficDistribution', () => {

@@ -2,21 +2,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PassThrough } from 'node:stream';
 import { decodeConfiguration } from '@kube-proxy/core';
 import { runCli } from './run.js';
+import { captureIO } from './testing/capture-io.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../../../examples', import.meta.url));
 
-function io() {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return { streams: { stdout, stderr }, out: () => out, err: () => err };
-}
+const io = captureIO;
 
 describe('kube-proxy CLI', () => {
   let dir: string;

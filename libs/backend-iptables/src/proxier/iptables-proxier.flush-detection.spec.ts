@@ -1,5 +1,5 @@
 import type { Table } from '@kube-proxy/core';
-import { FakeClock, FakeCommandExecutor, FakeSysctl, IPTABLES_FLUSH_SETTLE_MS, RecordingLogger } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, IPTABLES_FLUSH_SETTLE_MS, RecordingLogger, advanceSettling } from '@kube-proxy/core';
 import { servicePortPolicyClusterChain } from '../render/index.js';
 import { IptablesProxier } from './iptables-proxier.js';
 import type { PortSpec } from './testing/proxier-fixtures.js';
@@ -39,12 +39,7 @@ async function setup() {
   proxier.onServicesSynced();
   proxier.onEndpointSlicesSynced();
   await settle();
-  const advance = async (ms: number, step = 100): Promise<void> => {
-    for (let t = 0; t < ms; t += step) {
-      clock.advance(Math.min(step, ms - t));
-      await settle();
-    }
-  };
+  const advance = (ms: number, step = 100): Promise<void> => advanceSettling(clock, ms, step);
   const finish = async (): Promise<void> => {
     proxier.stop();
     await loop;

@@ -7,6 +7,7 @@ import {
   PromProxyMetrics,
   ProxierHealthTracker,
   RecordingLogger,
+  advanceSettling,
 } from '@kube-proxy/core';
 import { IptablesProxier } from './iptables-proxier.js';
 import type { V1EndpointSlice, V1Service } from './k8s-types.js';
@@ -61,12 +62,7 @@ async function setup(start = Date.UTC(2024, 0, 1)) {
 
 type Setup = Awaited<ReturnType<typeof setup>>;
 
-async function advance(s: Setup, ms: number, step = 1000): Promise<void> {
-  for (let t = 0; t < ms; t += step) {
-    s.clock.advance(Math.min(step, ms - t));
-    await settle();
-  }
-}
+const advance = (s: Setup, ms: number, step = 1000): Promise<void> => advanceSettling(s.clock, ms, step);
 
 async function finish(s: Setup): Promise<void> {
   s.proxier.stop();

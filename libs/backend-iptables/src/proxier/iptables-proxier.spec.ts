@@ -1,5 +1,5 @@
 import type { ProxyContext } from '@kube-proxy/core';
-import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, advanceSettling } from '@kube-proxy/core';
 import { IptablesRestoreError } from '@kube-proxy/core';
 import { AppliedChainMemo, servicePortEndpointChainName, servicePortPolicyClusterChain } from '../render/index.js';
 import { IptablesProxier } from './iptables-proxier.js';
@@ -89,12 +89,7 @@ async function finish(s: Setup): Promise<void> {
 }
 
 /** Moves the fake clock in steps, letting the async sync work run in between. */
-async function advance(s: Setup, ms: number, step = 100): Promise<void> {
-  for (let t = 0; t < ms; t += step) {
-    s.clock.advance(Math.min(step, ms - t));
-    await settle();
-  }
-}
+const advance = (s: Setup, ms: number, step = 100): Promise<void> => advanceSettling(s.clock, ms, step);
 
 describe('IptablesProxier', () => {
   it('does not sync before both Services and EndpointSlices are synced; the first sync is full', async () => {

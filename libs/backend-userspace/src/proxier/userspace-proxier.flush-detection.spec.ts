@@ -1,5 +1,5 @@
 import type { Table } from '@kube-proxy/core';
-import { FakeClock, IPTABLES_FLUSH_SETTLE_MS, RecordingLogger } from '@kube-proxy/core';
+import { FakeClock, IPTABLES_FLUSH_SETTLE_MS, RecordingLogger, advanceSettling, settle } from '@kube-proxy/core';
 import { newProxyCounters } from '../proxy/counters.js';
 import { dryRunSocketOpener } from '../proxy/open-socket.js';
 import { context, RecordingIptables, service, slice } from '../testing/proxier-fixtures.js';
@@ -14,9 +14,6 @@ const SYNC_PERIOD_MS = 1000;
 const PORTALS_JUMP = '-I nat PREROUTING -m comment --comment handle ClusterIPs; NOTE: this must be before the NodePort rules -j KUBE-PORTALS-CONTAINER';
 const NON_LOCAL_JUMP = '-I filter INPUT -m comment --comment Ensure that non-local NodePort traffic can flow -j KUBE-NODEPORT-NON-LOCAL';
 
-const settle = async (): Promise<void> => {
-  for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-};
 
 async function setup() {
   const clock = new FakeClock();
@@ -38,12 +35,7 @@ async function setup() {
   proxier.onEndpointSlicesSynced();
   await settle();
   await proxier.firstSync();
-  const advance = async (ms: number, step = 100): Promise<void> => {
-    for (let t = 0; t < ms; t += step) {
-      clock.advance(Math.min(step, ms - t));
-      await settle();
-    }
-  };
+  const advance = (ms: number, step = 100): Promise<void> => advanceSettling(clock, ms, step);
   const finish = async (): Promise<void> => {
     proxier.stop();
     await loop;

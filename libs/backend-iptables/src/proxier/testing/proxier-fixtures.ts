@@ -104,7 +104,5 @@ export function node(labels: Record<string, string>, podCIDRs: string[] = []): V
   return { metadata: { name: NODE, labels }, spec: { podCIDRs } };
 }
 
-/** Lets every pending promise chain run (independent of the fake clock). */
-export async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-}
+/** Core's settle, re-exported for the specs that already import it from here. */
+export { settle } from '@kube-proxy/core';
