@@ -484,9 +484,12 @@ describeNetns('userspace datapath through bin/kube-proxy --proxy-mode=userspace 
     check('capture-flush-nat', async () => {
       const before = flushWarnings();
       if (before.length > 0) fail(`flush warnings although nothing was flushed:\n${before.join('\n')}`);
-      const webWorks = async (): Promise<boolean> =>
-        (await p(pod(3), { host: USVC.web.ip, port: USVC.web.port, count: 1, timeoutMs: 500, stopAfterErrors: 1 })).ok === 1;
-      const warning = await flushAndRecover('capture nat -F', ['-t', 'nat', '-F'], 'nat', webWorks);
+      // Recovered = the ClusterIP answers AND every jump is back: the proxier re-adds its jump rules one by
+      // one after the restore, so traffic can work a few ms before the last jump (NodePort) is in.
+      const recovered = async (): Promise<boolean> =>
+        (await p(pod(3), { host: USVC.web.ip, port: USVC.web.port, count: 1, timeoutMs: 500, stopAfterErrors: 1 })).ok === 1 &&
+        missingJumps(await iptablesSave(n(), n().ns.node, VARIANT)).length === 0;
+      const warning = await flushAndRecover('capture nat -F', ['-t', 'nat', '-F'], 'nat', recovered);
       if (!warning.includes('KUBE-PORTALS-CONTAINER')) fail(`the warning does not say what was missing: ${warning}`);
       const dump = await iptablesSave(n(), n().ns.node, VARIANT);
       const noJump = missingJumps(dump);
