@@ -11,7 +11,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChainNameCache, InMemoryTables, renderRuleset } from '@kube-proxy/backend-iptables';
+import { ChainNameCache, renderRuleset } from '@kube-proxy/backend-iptables';
+import { InMemoryTables } from '@kube-proxy/core';
 import { renderCaptureRules, type CapturePortal } from '@kube-proxy/backend-userspace';
 import {
   HOSTILE_NAMES,

@@ -1,6 +1,6 @@
 import { nullLogger } from '@kube-proxy/core';
 import { cleanupIptables } from './cleanup.js';
-import { DryRunIptables } from './dry-run/dry-run-iptables.js';
+import { DryRunIptables } from '@kube-proxy/core';
 import { JUMP_CHAINS, jumpRuleArgs, KUBELET_JUMP_CHAINS } from './render/index.js';
 
 const NAT_STATE = `*nat

@@ -1,6 +1,5 @@
 import type { CommandExecutor, IPFamily, IptablesVariant, Logger } from '@kube-proxy/core';
-import { InMemoryTables } from './dry-run/in-memory-tables.js';
-import { Iptables, assertRestorePayload, iptablesBinaries, type IptablesInterface, type Table } from '@kube-proxy/core';
+import { InMemoryTables, Iptables, assertRestorePayload, iptablesBinaries, type IptablesInterface, type Table } from '@kube-proxy/core';
 import {
   CLEANUP_ONLY_JUMP_CHAINS,
   isServiceChainName,

@@ -16,7 +16,9 @@ import {
   BACKEND_PLUGIN_API_VERSION,
   CLOCK,
   COMMAND_EXECUTOR,
+  DryRunIptables,
   DualStackProvider,
+  InMemoryTables,
   Iptables,
   LOGGER,
   PROVIDER,
@@ -24,8 +26,6 @@ import {
   SYSCTL,
 } from '@kube-proxy/core';
 import { cleanupAllIptables } from './cleanup.js';
-import { DryRunIptables } from './dry-run/dry-run-iptables.js';
-import { InMemoryTables } from './dry-run/in-memory-tables.js';
 
 import { IptablesProxier } from './proxier/iptables-proxier.js';
 import { NfacctClient, NfacctCounters } from './nfacct/index.js';

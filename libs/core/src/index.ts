@@ -16,5 +16,6 @@ export * from './health/index.js';
 export * from './metrics/index.js';
 export * from './iptables-leftovers/index.js';
 export * from './iptables/index.js';
+export * from './conntrack/index.js';
 export * from './validation/index.js';
 export * from './render-safety/index.js';

@@ -5,8 +5,8 @@
  * family and everything that went wrong on the way, so properties can look at both.
  */
 import type { EndpointSliceHandler, IPFamily, LogEntry, NodeHandler, RestoreOptions, ServiceHandler, V1EndpointSlice, V1Node, V1Service } from '@kube-proxy/core';
-import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, testContext, validateEndpointSlice, validateNode, validateService } from '@kube-proxy/core';
-import { DryRunIptables, IptablesProxier, type IptablesProxierStats } from '@kube-proxy/backend-iptables';
+import { DryRunIptables, FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, testContext, validateEndpointSlice, validateNode, validateService } from '@kube-proxy/core';
+import { IptablesProxier, type IptablesProxierStats } from '@kube-proxy/backend-iptables';
 import type { FuzzCluster, FuzzClusterChange } from './cluster-arbitrary.js';
 import type { FuzzObject } from './fuzz-object.js';
 

@@ -1,5 +1,5 @@
 import { FakeClock, nullLogger } from '@kube-proxy/core';
-import { DryRunIptables } from '../dry-run/dry-run-iptables.js';
+import { DryRunIptables } from '@kube-proxy/core';
 import { CanaryMonitor, IPTABLES_FLUSH_SETTLE_MS, IPTABLES_FLUSH_TIMEOUT_MS } from './canary-monitor.js';
 
 const flush = async (): Promise<void> => {

@@ -11,9 +11,21 @@ import type {
   ServicePortMap,
   Sysctl,
 } from '@kube-proxy/core';
-import { BoundedFrequencyRunner, ProxierBase, parseDuration, topologyGates, type TopologyGates } from '@kube-proxy/core';
-import { ConntrackCleaner } from '../conntrack/conntrack-cleaner.js';
-import type { InMemoryTables } from '../dry-run/in-memory-tables.js';
+import {
+  BoundedFrequencyRunner,
+  ConntrackCleaner,
+  ProxierBase,
+  parseDuration,
+  parseNodePortAddresses,
+  resolveNodePortAddresses,
+  sameLocalDetector,
+  selectLocalDetector,
+  topologyGates,
+  type InMemoryTables,
+  type NetworkInterfaces,
+  type NodePortAddresses,
+  type TopologyGates,
+} from '@kube-proxy/core';
 import { chainsFromSave, extractLines, IptablesRestoreError, type IptablesInterface } from '@kube-proxy/core';
 import type { RenderResult } from '../render/index.js';
 import {
@@ -28,9 +40,6 @@ import {
 import { CanaryMonitor } from './canary-monitor.js';
 import { expectedRules } from './expected-rules.js';
 import type { V1Node } from './k8s-types.js';
-import { sameLocalDetector, selectLocalDetector } from './local-detector.js';
-import type { NetworkInterfaces, NodePortAddresses } from './node-port-addresses.js';
-import { parseNodePortAddresses, resolveNodePortAddresses } from './node-port-addresses.js';
 import { reportSuccessfulSync, type SyncObservers } from './sync-reporting.js';
 import type { NfacctCounters, NfacctPresence } from '../nfacct/index.js';
 

@@ -31,8 +31,6 @@ export type { ServiceChainNames } from './chain-names.js';
 export { DiscardLineBuffer, LineBuffer, RenderBuffers, TeeSink } from './line-buffer.js';
 export { AppliedChainMemo, AppliedChainUpdate, appliedChainKey } from './applied-chain-memo.js';
 export type { LineSink } from './line-buffer.js';
-export { localDetectorArgs } from './local-detector-args.js';
-export type { LocalDetectorArgs } from './local-detector-args.js';
 export { computeProbability, formatMasqueradeMark, probability } from './format.js';
 export { countEndpoints, isLargeClusterMode, renderRuleset } from './render-ruleset.js';
 export type { RenderInput, RenderOptions, RenderResult } from './render-ruleset.js';

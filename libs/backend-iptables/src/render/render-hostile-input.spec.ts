@@ -6,7 +6,7 @@
  */
 import type { Endpoint, HostileName, ServicePort, ServicePortName } from '@kube-proxy/core';
 import { assertRestoreLine, BENIGN_NAME, HOSTILE_NAMES, nullLogger, servicePortsFromService, tokenize, UnsafeRestoreTextError } from '@kube-proxy/core';
-import { InMemoryTables } from '../dry-run/in-memory-tables.js';
+import { InMemoryTables } from '@kube-proxy/core';
 import { ChainNameCache } from './chain-names.js';
 import { commentName } from './comment-name.js';
 import type { RenderInput, RenderOptions } from './render-ruleset.js';

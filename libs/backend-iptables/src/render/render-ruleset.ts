@@ -84,7 +84,7 @@
  * on the nodeports jump and in never writing KUBE-FIREWALL / localhost nodeport rules.
  */
 import type { Endpoint, EndpointsMap, IPFamily, LocalTrafficDetector, ServicePlanContext, ServicePortMap, TopologyGates } from '@kube-proxy/core';
-import { assertRestorePayload, planNodePortAddresses, planServicePort } from '@kube-proxy/core';
+import { assertRestorePayload, localDetectorArgs, planNodePortAddresses, planServicePort } from '@kube-proxy/core';
 import type { AppliedChainMemo } from './applied-chain-memo.js';
 import { AppliedChainUpdate, appliedChainKey } from './applied-chain-memo.js';
 import type { ChainNameCache, ServiceChainNames } from './chain-names.js';
@@ -93,7 +93,6 @@ import { KUBE_CHAINS, LARGE_CLUSTER_ENDPOINTS_THRESHOLD, makeChainLine } from '.
 import { formatMasqueradeMark } from './format.js';
 import type { LineBuffer, LineSink } from './line-buffer.js';
 import { TeeSink } from './line-buffer.js';
-import { localDetectorArgs } from './local-detector-args.js';
 import { assertRenderableOptions, checkServiceOnce } from './render-guards.js';
 import type { ServiceWriteContext } from './service-write-context.js';
 import { writeClusterIPCapture, writeClusterIPMasquerade } from './write-cluster-ip.js';

@@ -4,10 +4,9 @@
  * (active chains, lines a partial sync counts without writing). One object per render, so the
  * per-service calls pass it instead of a dozen arguments.
  */
-import type { NoEndpointsVerdict } from '@kube-proxy/core';
+import type { LocalDetectorArgs, NoEndpointsVerdict } from '@kube-proxy/core';
 import type { ChainNameCache } from './chain-names.js';
 import type { LineSink } from './line-buffer.js';
-import type { LocalDetectorArgs } from './local-detector-args.js';
 
 export interface ServiceWriteContext {
   /** filter KUBE-SERVICES: verdicts for cluster IPs without endpoints. */

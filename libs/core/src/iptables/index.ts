@@ -24,3 +24,12 @@ export {
   IptablesFlushMonitor,
 } from './flush-monitor.js';
 export type { IptablesFlushMonitorOptions, TableFlushFinding } from './flush-monitor.js';
+
+// The in-memory iptables behind --dry-run of every backend that writes iptables rules.
+export { BUILTIN_CHAINS, InMemoryRestoreError, InMemoryTables, InMemoryTablesError } from './dry-run/in-memory-tables.js';
+export type { InMemoryRestoreOptions, InMemoryRule } from './dry-run/in-memory-tables.js';
+export { DryRunIptables } from './dry-run/dry-run-iptables.js';
+
+// A local-traffic detector as iptables match arguments (iptables and IPVS mode).
+export { localDetectorArgs } from './local-detector-args.js';
+export type { LocalDetectorArgs } from './local-detector-args.js';

@@ -1,1 +1,2 @@
 export * from './local-traffic-detector.js';
+export { sameLocalDetector, selectLocalDetector } from './select-local-detector.js';

@@ -11,4 +11,11 @@ export type {
   ServicePortPlan,
 } from './service-port-plan.js';
 export { endpointSetOf, planServicePort, type ServicePlanContext } from './plan-service-port.js';
+export {
+  NODE_PORT_ADDRESSES_PRIMARY,
+  parseNodePortAddresses,
+  resolveNodePortAddresses,
+  type NetworkInterfaces,
+  type NodePortAddresses,
+} from './node-port-addresses.js';
 export { planNodePortAddresses, type NodePortAddressPlan, type NodePortAddressSelection } from './node-port-address-plan.js';

@@ -1,6 +1,6 @@
 import type { ProxyContext, StringSink, TestContextOverrides } from '@kube-proxy/core';
 import { TEST_HOST, testContext } from '@kube-proxy/core';
-import { DryRunIptables } from '../../dry-run/dry-run-iptables.js';
+import { DryRunIptables } from '@kube-proxy/core';
 import { IptablesRestoreError, type RestoreOptions, type RulePosition, type Table } from '@kube-proxy/core';
 import type { V1EndpointSlice, V1Node, V1Service } from '../k8s-types.js';
 

@@ -1,4 +1,5 @@
-import { joinArgs, ruleTarget, tokenize, type RulePosition } from '@kube-proxy/core';
+import { joinArgs, ruleTarget, tokenize } from '../rule-text.js';
+import type { RulePosition } from '../types.js';
 
 /** Built-in chains of each iptables table, in iptables-save order. */
 export const BUILTIN_CHAINS: Readonly<Record<string, readonly string[]>> = {

@@ -1,13 +1,6 @@
-import type { IPFamily } from '@kube-proxy/core';
-import {
-  IptablesError,
-  IptablesRestoreError,
-  type IptablesInterface,
-  type RestoreOptions,
-  type RulePosition,
-  type RuleSpec,
-  type Table,
-} from '@kube-proxy/core';
+import type { IPFamily } from '../../model/protocol.js';
+import { IptablesError, IptablesRestoreError } from '../errors.js';
+import type { IptablesInterface, RestoreOptions, RulePosition, RuleSpec, Table } from '../types.js';
 import { InMemoryRestoreError, InMemoryTables, InMemoryTablesError } from './in-memory-tables.js';
 
 function asIptablesError(err: unknown): unknown {

@@ -1,5 +1,8 @@
-import type { IPFamily, KubeProxyConfiguration, LocalTrafficDetector, Logger } from '@kube-proxy/core';
-import { NO_LOCAL_DETECTOR, parseCIDR } from '@kube-proxy/core';
+import type { KubeProxyConfiguration } from '../config/types.js';
+import { parseCIDR } from '../model/ip.js';
+import type { IPFamily } from '../model/protocol.js';
+import type { Logger } from '../ports/logger.js';
+import { NO_LOCAL_DETECTOR, type LocalTrafficDetector } from './local-traffic-detector.js';
 
 /**
  * The first CIDR of `family`, as core's canonical text (e.g. `10.244.0.0/16`): podCIDRs come from the

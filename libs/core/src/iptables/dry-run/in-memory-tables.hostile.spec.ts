@@ -3,7 +3,9 @@
  * iptables-restore does, refuse what the real tool would silently read differently, and never print
  * (iptables-save form) a line that a hostile argument could break.
  */
-import { HOSTILE_NAMES, tokenize, UnsafeRestoreTextError } from '@kube-proxy/core';
+import { HOSTILE_NAMES } from '../../render-safety/hostile-names.js';
+import { UnsafeRestoreTextError } from '../../render-safety/restore-text.js';
+import { tokenize } from '../rule-text.js';
 import { DryRunIptables } from './dry-run-iptables.js';
 import { InMemoryRestoreError, InMemoryTables } from './in-memory-tables.js';
 

@@ -1,11 +1,11 @@
 import type { NetworkInterfaceInfo } from 'node:os';
-import { cidrContains, ipFamilyOf, parseCIDR, type IPFamily, type Logger } from '@kube-proxy/core';
+import { cidrContains, ipFamilyOf, parseCIDR } from '../model/ip.js';
+import type { IPFamily } from '../model/protocol.js';
+import type { Logger } from '../ports/logger.js';
+import type { NodePortAddressSelection } from './node-port-address-plan.js';
 
 /** `--nodeport-addresses primary`: the node's primary IP(s) (upstream kubeproxyconfig.NodePortAddressesPrimary). */
 export const NODE_PORT_ADDRESSES_PRIMARY = 'primary';
-
-/** What the renderer needs: every local address, or these IPs only. */
-export type NodePortAddressSelection = { readonly all: true } | { readonly all: false; readonly ips: readonly string[] };
 
 /** os.networkInterfaces()'s shape (injected for tests). */
 export type NetworkInterfaces = () => NodeJS.Dict<NetworkInterfaceInfo[]>;

@@ -1,6 +1,6 @@
-import { RecordingLogger } from '@kube-proxy/core';
+import { selectLocalDetector } from '../local-detect/select-local-detector.js';
+import { RecordingLogger } from '../ports/testing-fakes.js';
 import { parseNodePortAddresses, resolveNodePortAddresses } from './node-port-addresses.js';
-import { selectLocalDetector } from './local-detector.js';
 
 const interfaces = () => ({
   lo: [

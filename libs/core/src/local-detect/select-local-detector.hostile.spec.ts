@@ -1,5 +1,5 @@
-import { RecordingLogger } from '@kube-proxy/core';
-import { selectLocalDetector } from './local-detector.js';
+import { RecordingLogger } from '../ports/testing-fakes.js';
+import { selectLocalDetector } from './select-local-detector.js';
 
 // NodeCIDR mode reads spec.podCIDRs from the Node object (the API): only core's canonical CIDR text
 // may reach the `-s CIDR` / `! -s CIDR` rules (issue 10).

@@ -1,9 +1,10 @@
-import type { LocalTrafficDetector } from '@kube-proxy/core';
+import type { LocalTrafficDetector } from '../local-detect/local-traffic-detector.js';
 
 /**
  * A LocalTrafficDetector rendered as iptables match arguments (upstream pkg/proxy/util/localdetector.go).
  * `ifLocal` / `ifNotLocal` are the argument lists; `ifLocalText` / `ifNotLocalText` the same,
- * pre-joined with spaces, for the renderer's hot path.
+ * pre-joined with spaces, for the renderer's hot path. Here in core because both iptables-based
+ * proxiers (iptables and IPVS mode) write the same local-traffic matches.
  */
 export interface LocalDetectorArgs {
   /** upstream's IsImplemented(): false for the no-op detector, whose rules upstream skips. */
