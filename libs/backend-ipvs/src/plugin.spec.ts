@@ -1,4 +1,21 @@
-import { BACKEND_PLUGIN_API_VERSION, type HostCapabilities } from '@kube-proxy/core';
+import {
+  BACKEND_PLUGIN_API_VERSION,
+  CLOCK,
+  COMMAND_EXECUTOR,
+  FakeClock,
+  FakeCommandExecutor,
+  FakeSysctl,
+  LOGGER,
+  PROVIDER,
+  RecordingLogger,
+  SYSCTL,
+  TEST_HOST,
+  defaultConfiguration,
+  fakeContainer,
+  testContext,
+  type HostCapabilities,
+  type Provider,
+} from '@kube-proxy/core';
 import { ipvsBackend } from './plugin.js';
 
 function host(ipvsAvailable: boolean, reason: string): HostCapabilities {
@@ -29,7 +46,34 @@ describe('ipvs backend plugin', () => {
     expect((await ipvsBackend.detect(host(true, 'ip_vs loaded'))).usable).toBe(true);
   });
 
-  it('refuses to register rather than pretend to program IPVS', () => {
-    expect(() => ipvsBackend.register({} as never, {} as never)).toThrow(/not implemented.*--proxy-mode=iptables/);
+  it('checks the configured scheduler against the kernel\'s scheduler modules (upstream CanUseIPVSProxier)', async () => {
+    const h = { ...host(true, 'ip_vs loaded'), ipvs: { available: true, reason: 'ip_vs loaded', schedulers: ['rr', 'wrr', 'sh'] } };
+    const config = (scheduler: string) => ({ ...defaultConfiguration(), ipvs: { ...defaultConfiguration().ipvs, scheduler } });
+    expect((await ipvsBackend.detect(h, config(''))).usable).toBe(true);
+    expect((await ipvsBackend.detect(h, config('sh'))).usable).toBe(true);
+    expect(await ipvsBackend.detect(h, config('mh'))).toEqual({
+      usable: false,
+      reason: 'IPVS scheduler "mh" is not available in this kernel (no ip_vs_mh module; found: rr, wrr, sh)',
+    });
+    // No module evidence at all: the scheduler cannot be checked, IPVS itself decides.
+    expect((await ipvsBackend.detect(host(true, 'ip_vs loaded'), config('mh'))).usable).toBe(true);
+  });
+
+  it('registers a Provider per run without touching the host (sysctls wait for the first sync)', () => {
+    const exec = new FakeCommandExecutor();
+    const sysctl = new FakeSysctl();
+    const { container } = fakeContainer([
+      [LOGGER, new RecordingLogger()],
+      [CLOCK, new FakeClock()],
+      [COMMAND_EXECUTOR, exec],
+      [SYSCTL, sysctl],
+    ]);
+    const context = testContext({ dryRun: false, host: { ...TEST_HOST, ipvs: { available: true, reason: 'test' } } });
+    ipvsBackend.register(container, context);
+    const provider = container.resolve<Provider>(PROVIDER);
+    expect(typeof provider.syncLoop).toBe('function');
+    expect(exec.calls).toEqual([]);
+    expect(sysctl.writes).toEqual([]);
+    provider.stop();
   });
 });

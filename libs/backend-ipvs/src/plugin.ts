@@ -1,40 +1,146 @@
 import {
   BACKEND_PLUGIN_API_VERSION,
+  CLOCK,
   COMMAND_EXECUTOR,
+  DryRunIptables,
+  DualStackProvider,
+  InMemoryTables,
+  Iptables,
   LOGGER,
+  PROVIDER,
+  SYSCTL,
+  resolveObservers,
   type BackendPlugin,
+  type Clock,
   type CommandExecutor,
   type DetectResult,
   type HostCapabilities,
+  type IPFamily,
+  type IptablesInterface,
+  type KubeProxyConfiguration,
   type Logger,
+  type ProxierObservers,
+  type Provider,
   type ProxyContext,
+  type Sysctl,
 } from '@kube-proxy/core';
 import { createRequire } from 'node:module';
 import { cleanupIpvs } from './cleanup.js';
+import { HostIpvsKernel } from './kernel/host-ipvs-kernel.js';
+import type { IpvsKernel } from './kernel/ipvs-kernel.js';
+import { MemoryIpvsKernel } from './kernel/memory-ipvs-kernel.js';
+import { HostSetup } from './proxier/host-setup.js';
+import { IpvsProxier } from './proxier/ipvs-proxier.js';
+import { DEFAULT_IPVS_SCHEDULER } from './state/build-desired-state.js';
 
 /** The tsyringe container type, as the plugin contract spells it. */
 type Container = Parameters<BackendPlugin['register']>[0];
 
 const pkg = createRequire(import.meta.url)('../package.json') as { version: string };
 
+interface Ports {
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly executor: CommandExecutor;
+  readonly sysctl: Sysctl;
+  readonly observers?: ProxierObservers;
+}
+
+function resolvePorts(container: Container): Ports {
+  return {
+    logger: container.resolve<Logger>(LOGGER).child({ backend: 'ipvs' }),
+    clock: container.resolve<Clock>(CLOCK),
+    executor: container.resolve<CommandExecutor>(COMMAND_EXECUTOR),
+    sysctl: container.resolve<Sysctl>(SYSCTL),
+    observers: resolveObservers(container),
+  };
+}
+
+/** --ipvs-scheduler as the kernel names it (empty: rr, as upstream). */
+export function configuredScheduler(config: Pick<KubeProxyConfiguration, 'ipvs'> | undefined): string {
+  const s = config?.ipvs.scheduler ?? '';
+  return s === '' ? DEFAULT_IPVS_SCHEDULER : s;
+}
+
 /**
- * IPVS mode. Detection is real (it decides whether `auto` picks IPVS); the proxier itself is the next
- * roadmap item, so register() refuses clearly instead of pretending to program IPVS.
+ * Builds the Provider for a run: one IpvsProxier per family (a DualStackProvider over two) sharing
+ * one kernel (IPVS, ipsets and kube-ipvs0 are per network namespace) and one host setup. Nothing
+ * on the host is touched here: the sysctls are written by the first sync, so a run refused after
+ * register() leaves the host as it was. --dry-run: an in-memory kernel and in-memory iptables.
+ */
+export function createIpvsProvider(ports: Ports, context: ProxyContext): Provider {
+  const families = context.families;
+  if (families.length === 0 || families.length > 2) {
+    throw new Error(`ipvs backend: expected one or two IP families, got ${JSON.stringify(families)}`);
+  }
+  const config = context.config;
+  if (config.ipvs.scheduler === '') ports.logger.info('IPVS scheduler not specified, use rr by default');
+  const kernel: IpvsKernel = context.dryRun ? new MemoryIpvsKernel() : new HostIpvsKernel(ports.executor);
+  const hostSetup = context.dryRun
+    ? undefined
+    : new HostSetup({
+        sysctl: ports.sysctl,
+        executor: ports.executor,
+        logger: ports.logger,
+        ipvs: config.ipvs,
+        kernelRelease: context.host.kernelRelease,
+        loadIpvs: () => kernel.readVirtualServers(families[0] as IPFamily),
+      });
+  const build = (family: IPFamily): IpvsProxier => {
+    let iptables: IptablesInterface;
+    let dryRunTables: InMemoryTables | undefined;
+    if (context.dryRun) {
+      dryRunTables = new InMemoryTables();
+      iptables = new DryRunIptables(family, dryRunTables);
+    } else {
+      const variant = context.host.iptablesVariant;
+      if (!variant) throw new Error(`ipvs backend: no usable iptables binary on this host (${context.host.iptablesVariantReason})`);
+      iptables = new Iptables({ family, variant, executor: ports.executor, logger: ports.logger });
+    }
+    return new IpvsProxier({
+      family,
+      context,
+      kernel,
+      iptables,
+      executor: ports.executor,
+      clock: ports.clock,
+      logger: ports.logger,
+      ...(hostSetup ? { hostSetup } : {}),
+      ...(dryRunTables ? { dryRunTables } : {}),
+      tagDryRunOutput: families.length > 1,
+      ...(ports.observers ? { observers: ports.observers } : {}),
+    });
+  };
+  const [first, second] = families as [IPFamily, IPFamily | undefined];
+  return second === undefined ? build(first) : new DualStackProvider(build(first), build(second));
+}
+
+/**
+ * IPVS mode (upstream's pkg/proxy/ipvs): virtual servers per service address, ipsets matched by a
+ * small iptables skeleton, VIPs on the kube-ipvs0 dummy link. Detection decides whether `auto`
+ * picks it: the kernel's IPVS, ipset and ipvsadm (core's detector), and the configured scheduler's
+ * module, as upstream's CanUseIPVSProxier checks the scheduler.
  */
 export const ipvsBackend: BackendPlugin = {
   apiVersion: BACKEND_PLUGIN_API_VERSION,
   name: 'ipvs',
   version: pkg.version,
-  detect(host: HostCapabilities): DetectResult {
+  detect(host: HostCapabilities, config?: KubeProxyConfiguration): DetectResult {
     if (!host.ipvs.available) return { usable: false, reason: host.ipvs.reason };
+    const scheduler = configuredScheduler(config);
+    const known = host.ipvs.schedulers;
+    if (known !== undefined && !known.includes(scheduler)) {
+      return {
+        usable: false,
+        reason: `IPVS scheduler "${scheduler}" is not available in this kernel (no ip_vs_${scheduler} module; found: ${known.join(', ') || 'none'})`,
+      };
+    }
     return { usable: true, reason: host.ipvs.reason };
   },
-  register(): void {
-    throw new Error(
-      'the ipvs proxier is not implemented in this version of kube-proxy-ts (it is on the roadmap); use --proxy-mode=iptables',
-    );
+  register(container: Container, context: ProxyContext): void {
+    container.register<Provider>(PROVIDER, { useValue: createIpvsProvider(resolvePorts(container), context) });
   },
-  /** --cleanup: removes what an IPVS kube-proxy (upstream's or a later version of this one) left. */
+  /** --cleanup: removes what an IPVS kube-proxy (upstream's or this one) left. */
   async cleanup(container: Container, context: ProxyContext): Promise<void> {
     const logger = container.resolve<Logger>(LOGGER).child({ backend: 'ipvs' });
     if (context.dryRun) {

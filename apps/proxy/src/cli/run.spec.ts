@@ -80,6 +80,29 @@ describe('kube-proxy CLI', () => {
     expect(t.err()).toMatch(/Using proxy mode/);
   });
 
+  it('ipvs --dry-run --once on the examples prints the sync line and the four sections, on any host', async () => {
+    const t = io();
+    const code = await runCli(['--proxy-mode=ipvs', `--manifests=${EXAMPLES}`, '--hostname-override=node-1', '--dry-run', '--once'], t.streams);
+    expect(code).toBe(0);
+    const lines = t.out().split('\n');
+    expect(lines[0]).toMatch(/^# sync 1 full \S+Z$/);
+    expect(lines.filter((l) => l.startsWith('# ')).slice(1)).toEqual(['# ipvs', '# ipset', '# kube-ipvs0', '# iptables']);
+    const at = (h: string) => lines.indexOf(h);
+    const ipvs = lines.slice(at('# ipvs') + 1, at('# ipset'));
+    expect(ipvs).toContain('-A -t 10.96.0.10:80 -s rr');
+    expect(ipvs.filter((l) => l.startsWith('-a -t 10.96.0.10:80 -r '))).toHaveLength(3);
+    expect(ipvs.every((l) => /^-[Aa] (-t|-u|--sctp-service) /.test(l))).toBe(true);
+    expect(lines.slice(at('# ipset') + 1, at('# kube-ipvs0'))).toContain('add KUBE-CLUSTER-IP 10.96.0.10,tcp:80');
+    const bound = lines.slice(at('# kube-ipvs0') + 1, at('# iptables'));
+    expect(bound).toContain('10.96.0.10/32');
+    expect(bound.every((l) => /^[0-9.]+\/32$/.test(l))).toBe(true);
+    const iptables = lines.slice(at('# iptables') + 1);
+    expect(iptables).toContain('*nat');
+    expect(iptables).toContain('*filter');
+    expect(t.out()).not.toMatch(/^[IWE]\d{4} /m);
+    expect(t.err()).toContain('The ipvs proxier is now deprecated');
+  });
+
   it('loads a third-party backend with --backend-plugin and runs it through the same contract', async () => {
     const plugin = join(dir, 'echo-backend.mjs');
     await writeFile(

@@ -34,7 +34,7 @@ import {
 import { BUILTIN_BACKENDS } from '../registry/builtin-backends.js';
 import { BackendRegistry, PluginContractError } from '../registry/backend-registry.js';
 import { loadPluginModule } from '../registry/load-plugin.js';
-import { ModeSelectionError, selectMode } from '../mode/select-mode.js';
+import { IPVS_DEPRECATION_MESSAGE, ModeSelectionError, selectMode } from '../mode/select-mode.js';
 import { ManifestSource } from '../sources/manifests/manifest-source.js';
 import { ObjectValidation } from '../sources/validating-handlers.js';
 import { ApiSource, KubeClientConfigError, NodeWaitError, createKubeClient, watchTuningFromEnv } from '../sources/api/index.js';
@@ -191,7 +191,9 @@ async function runProxy(
   const { primary, ips } = resolveNodeIPs(config.bindAddress, node, logger);
   const families = proxiedFamilies({ primary, nodeIPs: ips, clusterCIDR: config.clusterCIDR, dryRun: options.dryRun, host });
 
-  const plugin = await selectMode({ requested: config.mode, registry, host, logger, dryRun: options.dryRun });
+  const plugin = await selectMode({ requested: config.mode, registry, host, logger, dryRun: options.dryRun, config });
+  // As upstream, the IPVS deprecation also goes to the Node as a Warning event (never in --dry-run).
+  if (plugin.name === 'ipvs') nodeEvents.warning('IPVSDeprecation', IPVS_DEPRECATION_MESSAGE);
   const sink: TextSink = { write: (text) => void io.stdout.write(text) };
   const context: ProxyContext = { config, nodeName, nodeIPs: ips, families, dryRun: options.dryRun, dryRunSink: sink, host };
   logger.info('Starting proxier', { mode: plugin.name, node: nodeName, nodeIPs: ips, families, dryRun: options.dryRun });
@@ -211,13 +213,14 @@ async function runProxy(
     // /healthz (not /livez) also fails once the API server has been unreachable for the healthz timeout.
     ...(source instanceof ApiSource ? { sourceHealth: apiSourceHealth(source, healthTimeoutMs(config, plugin.name)) } : {}),
   });
-  await agent.prepareHost();
-
   const scope = base.createChildContainer();
   scope.register(PROXY_CONTEXT, { useValue: context });
   agent.register(scope);
   await plugin.register(scope, context);
   const provider = scope.resolve<Provider>(PROVIDER);
+  // Host tuning (oom_score_adj, conntrack sysctls) only once the backend accepted the run: a mode
+  // that is refused (an unusable scheduler, a plugin whose register() throws) changes nothing.
+  await agent.prepareHost();
   await agent.start();
 
   const terminated = onceTerminated();

@@ -1,6 +1,6 @@
-import { BACKEND_PLUGIN_API_VERSION, nullLogger, type BackendPlugin, type HostCapabilities, type Logger } from '@kube-proxy/core';
+import { BACKEND_PLUGIN_API_VERSION, defaultConfiguration, nullLogger, type BackendPlugin, type HostCapabilities, type Logger } from '@kube-proxy/core';
 import { BackendRegistry, PluginContractError } from '../registry/backend-registry.js';
-import { ModeSelectionError, selectMode } from './select-mode.js';
+import { IPVS_DEPRECATION_MESSAGE, ModeSelectionError, selectMode } from './select-mode.js';
 
 function host(ipvs: boolean): HostCapabilities {
   const t = { present: true, version: '1' };
@@ -39,6 +39,27 @@ describe('selectMode', () => {
   it('auto picks ipvs when the kernel supports it', async () => {
     const p = await selectMode({ requested: '', registry: registry(), host: host(true), logger, dryRun: false });
     expect(p.name).toBe('ipvs');
+  });
+
+  it('choosing ipvs logs upstream\'s deprecation warning (error level, as upstream) with the alternative', async () => {
+    const errors: Array<[string, unknown]> = [];
+    const l: Logger = { ...logger, error: (m, meta) => void errors.push([m, meta]) };
+    await selectMode({ requested: '', registry: registry(), host: host(true), logger: l, dryRun: false });
+    expect(errors).toEqual([[IPVS_DEPRECATION_MESSAGE, expect.objectContaining({ alternative: '--proxy-mode=iptables' })]]);
+    expect(IPVS_DEPRECATION_MESSAGE).toBe("The ipvs proxier is now deprecated and may be removed in a future release. Please use 'nftables' instead.");
+    errors.length = 0;
+    await selectMode({ requested: 'iptables', registry: registry(), host: host(true), logger: l, dryRun: false });
+    expect(errors).toEqual([]);
+  });
+
+  it('hands the configuration to detect() so a backend can refuse on it (auto then falls back)', async () => {
+    const r = new BackendRegistry();
+    r.register(backend('iptables', () => true), 'builtin');
+    r.register({ ...backend('ipvs', () => true), detect: (_h, c) => ({ usable: c?.ipvs.scheduler !== 'mh', reason: 'scheduler check' }) }, 'builtin');
+    const config = defaultConfiguration();
+    expect((await selectMode({ requested: '', registry: r, host: host(true), logger, dryRun: false, config })).name).toBe('ipvs');
+    const mh = { ...config, ipvs: { ...config.ipvs, scheduler: 'mh' } };
+    expect((await selectMode({ requested: '', registry: r, host: host(true), logger, dryRun: false, config: mh })).name).toBe('iptables');
   });
 
   it('auto falls back to iptables and logs why IPVS was not chosen', async () => {

@@ -1,4 +1,4 @@
-import type { BackendPlugin, HostCapabilities, Logger } from '@kube-proxy/core';
+import type { BackendPlugin, HostCapabilities, KubeProxyConfiguration, Logger } from '@kube-proxy/core';
 import type { BackendRegistry } from '../registry/backend-registry.js';
 
 /** A mode-selection failure with the process exit code the CLI must use. */
@@ -22,6 +22,23 @@ export interface SelectModeOptions {
    * would-be state: its detect() verdict is reported but not enforced.
    */
   readonly dryRun: boolean;
+  /** Handed to each backend's detect() (e.g. the IPVS scheduler must exist in the kernel). */
+  readonly config?: KubeProxyConfiguration;
+}
+
+/**
+ * Upstream's warning when IPVS mode starts (v1.35, KEP-5495), logged at error level as upstream
+ * does; the alternative is named from what this build offers.
+ */
+export const IPVS_DEPRECATION_MESSAGE =
+  "The ipvs proxier is now deprecated and may be removed in a future release. Please use 'nftables' instead.";
+
+function warnIpvsDeprecated(registry: BackendRegistry, logger: Logger): void {
+  const alternative = registry.get('nftables') ? 'nftables' : 'iptables';
+  logger.error(IPVS_DEPRECATION_MESSAGE, {
+    alternative: `--proxy-mode=${alternative}`,
+    ...(alternative === 'nftables' ? {} : { note: 'this build has no nftables mode yet; iptables is the supported alternative' }),
+  });
 }
 
 /**
@@ -29,7 +46,20 @@ export interface SelectModeOptions {
  * usable; auto prefers IPVS when the kernel and tools support it, else iptables.
  */
 export async function selectMode(opts: SelectModeOptions): Promise<BackendPlugin> {
-  const { requested, registry, host, logger, dryRun } = opts;
+  const { requested, registry, host, logger, dryRun, config } = opts;
+  const plugin = await choose(requested, registry, host, logger, dryRun, config);
+  if (plugin.name === 'ipvs') warnIpvsDeprecated(registry, logger);
+  return plugin;
+}
+
+async function choose(
+  requested: string,
+  registry: BackendRegistry,
+  host: HostCapabilities,
+  logger: Logger,
+  dryRun: boolean,
+  config: KubeProxyConfiguration | undefined,
+): Promise<BackendPlugin> {
   if (requested !== '' && requested !== 'auto') {
     const plugin = registry.get(requested);
     if (!plugin) {
@@ -38,7 +68,7 @@ export async function selectMode(opts: SelectModeOptions): Promise<BackendPlugin
         2,
       );
     }
-    const verdict = await plugin.detect(host);
+    const verdict = await plugin.detect(host, config);
     if (!verdict.usable) {
       if (!dryRun) {
         throw new ModeSelectionError(`proxy mode "${requested}" cannot run on this node: ${verdict.reason}`, 1);
@@ -55,7 +85,7 @@ export async function selectMode(opts: SelectModeOptions): Promise<BackendPlugin
   const ipvs = registry.get('ipvs');
   const iptables = registry.get('iptables');
   if (ipvs) {
-    const verdict = await ipvs.detect(host);
+    const verdict = await ipvs.detect(host, config);
     if (verdict.usable) {
       logger.info('Proxy mode not set; kernel supports IPVS, using ipvs', { reason: verdict.reason });
       return ipvs;
@@ -65,7 +95,7 @@ export async function selectMode(opts: SelectModeOptions): Promise<BackendPlugin
   if (!iptables) {
     throw new ModeSelectionError('proxy mode not set and no iptables backend is registered', 1);
   }
-  const verdict = await iptables.detect(host);
+  const verdict = await iptables.detect(host, config);
   if (!verdict.usable && !dryRun) {
     throw new ModeSelectionError(`proxy mode "iptables" cannot run on this node: ${verdict.reason}`, 1);
   }

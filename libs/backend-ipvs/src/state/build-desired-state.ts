@@ -87,6 +87,7 @@ class StateBuilder {
   /** The node's own addresses of the family: never bound on kube-ipvs0 (upstream's nodeAddressSet). */
   readonly nodeAddresses: ReadonlySet<string>;
   readonly entries = new Map<IpsetRole, Set<string>>();
+  readonly noLocal = { internal: 0, external: 0 };
 
   constructor(
     readonly family: IPFamily,
@@ -128,7 +129,7 @@ class StateBuilder {
       .sort(byKey);
     for (const ip of this.bind) this.entry('KUBE-IPVS-IPS', ip);
     const ipsets = ipsetCatalogue(this.family).map((set) => ({ set, entries: [...(this.entries.get(set.role) ?? [])].sort() }));
-    return { family: this.family, virtualServers, bindAddresses: [...this.bind].sort(), ipsets };
+    return { family: this.family, virtualServers, bindAddresses: [...this.bind].sort(), ipsets, noLocalEndpoints: { ...this.noLocal } };
   }
 }
 
@@ -144,6 +145,9 @@ function addServicePort(b: StateBuilder, svc: ServicePort, endpoints: readonly E
   assertStateIP(svc.clusterIP, family, 'cluster IP');
   assertStatePort(svc.port, 'service port');
   const plan = planServicePort(svc, endpoints, ctx);
+  // 'drop' is the plan's verdict for a Local policy without a local endpoint (the metric's meaning).
+  if (plan.internalVerdict === 'drop') b.noLocal.internal++;
+  if (plan.externalVerdict === 'drop') b.noLocal.external++;
   const protocol = svc.protocol;
   const port = svc.port;
   const timeout = plan.sessionAffinity ? plan.affinitySeconds : 0;

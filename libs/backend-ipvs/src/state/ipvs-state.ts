@@ -17,6 +17,13 @@ export interface RealServer {
   readonly weight: number;
   /** `address:port` (IPv6 in brackets), unique within a virtual server. */
   readonly key: string;
+  /**
+   * Only on servers read back from the kernel that someone else made: direct routing (`-g`) or
+   * tunnelling (`-i`). Absent means masquerading (`-m`), the only method we write.
+   */
+  readonly forwarding?: 'route' | 'tunnel';
+  /** Only on servers read back from the kernel: `ipvsadm --save -n` options we never write (`--tun-type gue`, …), as printed. */
+  readonly otherOptions?: readonly string[];
 }
 
 /**
@@ -25,6 +32,12 @@ export interface RealServer {
  */
 export type SchedulerFlag = 'mh-port';
 
+/**
+ * Every `-b` flag name `ipvsadm --save -n` can print (flag-1..3 for schedulers without names for
+ * them); a virtual server read back from the kernel may carry any of these, ours only 'mh-port'.
+ */
+export type IpvsadmSchedulerFlag = SchedulerFlag | 'mh-fallback' | 'sh-fallback' | 'sh-port' | 'flag-1' | 'flag-2' | 'flag-3';
+
 /** One virtual server (upstream utilipvs.VirtualServer) with the real servers behind it. */
 export interface VirtualServer {
   readonly protocol: Protocol;
@@ -32,12 +45,14 @@ export interface VirtualServer {
   readonly port: number;
   /** --ipvs-scheduler (default rr). */
   readonly scheduler: string;
-  readonly flags: readonly SchedulerFlag[];
+  readonly flags: readonly IpvsadmSchedulerFlag[];
   /** Persistence timeout in seconds from ClientIP session affinity; 0 = not persistent. */
   readonly persistenceTimeout: number;
   readonly realServers: readonly RealServer[];
   /** Upstream's VirtualServer.String(): `address:port/PROTOCOL` (IPv6 in brackets). */
   readonly key: string;
+  /** Only on virtual servers read back from the kernel: `--save -n` options we never write (`-M 64`, `--pe sip`, `-o`), as printed. */
+  readonly otherOptions?: readonly string[];
 }
 
 /** The entries one ipset should hold. */
@@ -54,4 +69,9 @@ export interface DesiredIpvsState {
   readonly bindAddresses: readonly string[];
   /** Every set of the family's catalogue, in catalogue order, empty sets included. */
   readonly ipsets: readonly IpsetState[];
+  /**
+   * Service ports whose Local policy finds no local endpoint, per traffic class (upstream's
+   * sync_proxy_rules_no_local_endpoints_total); absent on states read back from the kernel.
+   */
+  readonly noLocalEndpoints?: { readonly internal: number; readonly external: number };
 }

@@ -83,6 +83,33 @@ describe('detectHostCapabilities', () => {
     );
   });
 
+  it('lists the schedulers the module lists show, for the backend to check --ipvs-scheduler against', async () => {
+    const fs = new FakeHostFs(
+      {
+        '/lib/modules/6.1.0-57-amd64/modules.builtin': 'kernel/net/netfilter/nf_conntrack.ko\n',
+        '/lib/modules/6.1.0-57-amd64/modules.dep':
+          'kernel/net/netfilter/ipvs/ip_vs.ko: kernel/net/netfilter/nf_conntrack.ko\nkernel/net/netfilter/ipvs/ip_vs_rr.ko: kernel/net/netfilter/ipvs/ip_vs.ko\nkernel/net/netfilter/ipvs/ip_vs_mh.ko.xz: kernel/net/netfilter/ipvs/ip_vs.ko\n',
+      },
+      '6.1.0-57-amd64',
+    );
+    const caps = await detectHostCapabilities(fs, executor(ALL_TOOLS), undefined, { env: {} });
+    expect(caps.ipvs.available).toBe(true);
+    expect(caps.ipvs.schedulers).toEqual(['rr', 'mh']);
+  });
+
+  it('refuses IPVS when both module lists were read and neither has nf_conntrack', async () => {
+    const fs = new FakeHostFs(
+      {
+        '/lib/modules/6.1.0/modules.builtin': 'kernel/net/netfilter/ipvs/ip_vs.ko\n',
+        '/lib/modules/6.1.0/modules.dep': 'kernel/net/bridge/bridge.ko:\n',
+      },
+      '6.1.0',
+    );
+    const caps = await detectHostCapabilities(fs, executor(ALL_TOOLS), undefined, { env: {} });
+    expect(caps.ipvs.available).toBe(false);
+    expect(caps.ipvs.reason).toContain('the kernel has no nf_conntrack');
+  });
+
   it('finds IPVS when it is loaded (/proc/net/ip_vs)', async () => {
     const fs = new FakeHostFs({ '/proc/net/ip_vs': 'IP Virtual Server version 1.2.1 (size=4096)\n' }, '6.1.0');
     const caps = await detectHostCapabilities(fs, executor(ALL_TOOLS), undefined, { env: {} });

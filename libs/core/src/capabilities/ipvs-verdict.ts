@@ -1,3 +1,4 @@
+import { IPVS_SCHEDULERS } from '../config/validate.js';
 import type { KernelEvidence } from './kernel-evidence.js';
 import type { ToolProbe } from './tool-probe.js';
 import { versionAtLeast, parseVersion } from './version.js';
@@ -64,14 +65,45 @@ function missingCompanions(k: KernelEvidence): string[] {
 }
 
 /**
+ * The schedulers the evidence shows (module loaded, built in or installed, or CONFIG_IP_VS_<NAME>=y|m),
+ * or undefined when no module list and no kernel config can tell.
+ */
+export function knownSchedulers(k: KernelEvidence): string[] | undefined {
+  const lists = [k.loadedModules, k.builtinModules, k.installedModules].filter((s) => s !== undefined);
+  if (lists.length === 0 && !k.kconfig) return undefined;
+  return IPVS_SCHEDULERS.filter((s) => {
+    const conf = k.kconfig?.get(kconfigName(`ip_vs_${s}`));
+    if (conf === 'y' || conf === 'm') return true;
+    return lists.some((l) => l.has(`ip_vs_${s}`));
+  });
+}
+
+/**
+ * nf_conntrack is known to be missing: the kernel config says so, or both module lists of the
+ * release (built in and installed) were read and neither, nor /proc/modules, has it.
+ */
+function conntrackMissing(k: KernelEvidence): boolean {
+  const conf = k.kconfig?.get('NF_CONNTRACK');
+  if (conf === 'n') return true;
+  if (conf === 'y' || conf === 'm') return false;
+  if (k.builtinModules === undefined || k.installedModules === undefined) return false;
+  return ![k.loadedModules, k.builtinModules, k.installedModules].some((s) => s?.has('nf_conntrack'));
+}
+
+/**
  * IPVS mode needs the kernel's IPVS (seen in /proc/net/ip_vs, the module lists or the kernel config),
  * ipset >= 6.0 (for the sets the mode matches on), and ipvsadm (kube-proxy-ts programs IPVS through it;
  * upstream talks netlink directly). Nothing on the host is changed to find out.
  */
-export function ipvsVerdict(k: KernelEvidence, ipset: ToolProbe, ipvsadm: ToolProbe): { available: boolean; reason: string } {
+export function ipvsVerdict(
+  k: KernelEvidence,
+  ipset: ToolProbe,
+  ipvsadm: ToolProbe,
+): { available: boolean; reason: string; schedulers?: readonly string[] } {
   const kernel = kernelHasIpvs(k);
   const problems: string[] = [];
   if (!kernel.ok) problems.push(kernel.why);
+  if (kernel.ok && conntrackMissing(k)) problems.push('the kernel has no nf_conntrack (IPVS mode masquerades through conntrack)');
   if (!ipvsadm.present) problems.push('ipvsadm is not installed');
   if (!ipset.present) problems.push('ipset is not installed');
   else if (!versionAtLeast(parseVersion(ipset.version ?? ''), MIN_IPSET_VERSION)) {
@@ -85,6 +117,8 @@ export function ipvsVerdict(k: KernelEvidence, ipset: ToolProbe, ipvsadm: ToolPr
   const caveat = missing.length ? ` Missing companion modules: ${missing.join(', ')}.` : '';
   const evidence = [...evidenceNotes(k), ...tools].join('; ');
 
-  if (problems.length === 0) return { available: true, reason: `IPVS available: ${kernel.why}; ${tools.join('; ')}.${caveat}` };
+  const schedulers = knownSchedulers(k);
+  const withSchedulers = schedulers === undefined ? {} : { schedulers };
+  if (problems.length === 0) return { available: true, reason: `IPVS available: ${kernel.why}; ${tools.join('; ')}.${caveat}`, ...withSchedulers };
   return { available: false, reason: `IPVS unavailable: ${problems.join('; ')}. Evidence: ${evidence}.${caveat}` };
 }

@@ -9,7 +9,11 @@ export type IptablesVariant = 'nft' | 'legacy';
 
 export interface HostCapabilities {
   readonly kernelRelease: string;
-  readonly ipvs: { readonly available: boolean; readonly reason: string };
+  /**
+   * `schedulers`: the IPVS schedulers the kernel evidence shows (`rr`, `mh`, …), when it can tell;
+   * a backend checks its configured scheduler against it (upstream's CanUseIPVSProxier).
+   */
+  readonly ipvs: { readonly available: boolean; readonly reason: string; readonly schedulers?: readonly string[] };
   readonly nftables: { readonly available: boolean; readonly reason: string };
   readonly tools: {
     readonly iptables: ToolInfo;

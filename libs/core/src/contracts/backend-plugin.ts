@@ -1,5 +1,6 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { HostCapabilities } from '../capabilities/types.js';
+import type { KubeProxyConfiguration } from '../config/types.js';
 import type { ProxyContext } from './proxy-context.js';
 
 /** The plugin contract version this core speaks. A plugin declaring another is refused. */
@@ -22,8 +23,11 @@ export interface BackendPlugin {
   readonly name: string;
   /** The backend package's version. */
   readonly version: string;
-  /** Whether this backend can run on the host described by `host`. Must not change the host. */
-  detect(host: HostCapabilities): DetectResult | Promise<DetectResult>;
+  /**
+   * Whether this backend can run on the host described by `host` with `config` (given by the host
+   * app since plugin API 1.x; a backend must cope without it). Must not change the host.
+   */
+  detect(host: HostCapabilities, config?: KubeProxyConfiguration): DetectResult | Promise<DetectResult>;
   /**
    * Register the backend's Provider under PROVIDER (and anything it needs) in `container`.
    * The container already holds LOGGER, CLOCK, COMMAND_EXECUTOR, SYSCTL, HOST_FS and PROXY_CONTEXT.

@@ -1,0 +1,121 @@
+/* Test fixtures for the IPVS proxier specs (not part of the package API). */
+import type { IPFamily, ProxyContext, StringSink, TestContextOverrides, V1EndpointSlice, V1Service } from '@kube-proxy/core';
+import { DryRunIptables, FakeClock, FakeCommandExecutor, InMemoryTables, RecordingLogger, testContext } from '@kube-proxy/core';
+import type { IpvsConnections, IpvsKernel } from '../../kernel/ipvs-kernel.js';
+import { MemoryIpvsKernel } from '../../kernel/memory-ipvs-kernel.js';
+import type { VirtualServer } from '../../state/ipvs-state.js';
+import { IpvsProxier } from '../ipvs-proxier.js';
+
+export const NODE = 'node-1';
+export const NODE_IP = '192.168.50.1';
+
+/**
+ * An IpvsKernel over the in-memory one that counts the writes that carry something, lets a spec
+ * set connection counts, and can be told to fail the next ipvsadm batch.
+ */
+export class RecordingKernel implements IpvsKernel {
+  readonly memory = new MemoryIpvsKernel();
+  readonly writes: Array<{ tool: 'ipvsadm' | 'ipset' | 'ip'; text: string }> = [];
+  reads = 0;
+  connections = new Map<string, Map<string, { active: number; inactive: number }>>();
+  failIpvsadm = 0;
+
+  readVirtualServers(family: IPFamily): Promise<VirtualServer[]> {
+    this.reads++;
+    return this.memory.readVirtualServers(family);
+  }
+  async applyIpvsadm(batch: string): Promise<void> {
+    if (batch === '') return;
+    this.writes.push({ tool: 'ipvsadm', text: batch });
+    if (this.failIpvsadm > 0) {
+      this.failIpvsadm--;
+      throw new Error('ipvsadm --restore: Memory allocation problem');
+    }
+    await this.memory.applyIpvsadm(batch);
+  }
+  readIpsets(): Promise<Map<string, string[]>> {
+    return this.memory.readIpsets();
+  }
+  async applyIpset(script: string): Promise<void> {
+    if (script === '') return;
+    this.writes.push({ tool: 'ipset', text: script });
+    await this.memory.applyIpset(script);
+  }
+  readBoundAddresses(family: IPFamily): Promise<string[] | null> {
+    return this.memory.readBoundAddresses(family);
+  }
+  async applyLinkChanges(change: { readonly createLink: boolean; readonly add: readonly string[]; readonly remove: readonly string[] }): Promise<void> {
+    if (!change.createLink && change.add.length === 0 && change.remove.length === 0) return;
+    this.writes.push({ tool: 'ip', text: JSON.stringify(change) });
+    await this.memory.applyLinkChanges(change);
+  }
+  async readConnections(): Promise<IpvsConnections> {
+    return this.connections;
+  }
+  setConnections(vsKey: string, rsKey: string, active: number, inactive = 0): void {
+    if (!this.connections.has(vsKey)) this.connections.set(vsKey, new Map());
+    this.connections.get(vsKey)!.set(rsKey, { active, inactive });
+  }
+}
+
+export interface Rig {
+  readonly proxier: IpvsProxier;
+  readonly kernel: RecordingKernel;
+  readonly tables: InMemoryTables;
+  readonly iptables: DryRunIptables;
+  readonly clock: FakeClock;
+  readonly logger: RecordingLogger;
+  readonly context: ProxyContext & { dryRunSink: StringSink };
+}
+
+/** One IPv4 proxier over a RecordingKernel and in-memory iptables; dryRun selects the --dry-run output. */
+export function rig(overrides: TestContextOverrides = {}, kernel = new RecordingKernel()): Rig {
+  const { config, ...rest } = overrides;
+  const context = testContext({
+    nodeName: NODE,
+    nodeIPs: { IPv4: NODE_IP },
+    dryRun: true,
+    ...rest,
+    config: { clusterCIDR: '10.244.0.0/16', ...(config ?? {}) },
+  });
+  const tables = new InMemoryTables();
+  const iptables = new DryRunIptables('IPv4', tables);
+  const clock = new FakeClock(1_700_000_000_000);
+  const logger = new RecordingLogger();
+  const proxier = new IpvsProxier({
+    family: 'IPv4',
+    context,
+    kernel,
+    iptables,
+    executor: new FakeCommandExecutor(),
+    clock,
+    logger,
+    dryRunTables: tables,
+    networkInterfaces: () => ({ eth0: [{ address: NODE_IP, family: 'IPv4', netmask: '255.255.255.0', internal: false, mac: '00:00:00:00:00:01', cidr: `${NODE_IP}/24` }] }),
+  });
+  return { proxier, kernel, tables, iptables, clock, logger, context };
+}
+
+export function service(name: string, clusterIP: string, spec: Record<string, unknown> = {}): V1Service {
+  return {
+    metadata: { namespace: 'ns1', name },
+    spec: { type: 'ClusterIP', clusterIP, clusterIPs: [clusterIP], ipFamilies: ['IPv4'], ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 as never }], ...spec },
+  } as V1Service;
+}
+
+export function slice(svc: string, ips: readonly string[], protocol = 'TCP', port = 8080): V1EndpointSlice {
+  return {
+    metadata: { namespace: 'ns1', name: `${svc}-abc`, labels: { 'kubernetes.io/service-name': svc } },
+    addressType: 'IPv4',
+    ports: [{ name: 'http', port, protocol }],
+    endpoints: ips.map((ip) => ({ addresses: [ip], nodeName: 'node-2', conditions: { ready: true } })),
+  } as V1EndpointSlice;
+}
+
+/** Feeds the initial lists and marks every source synced. */
+export function start(r: Rig, services: readonly V1Service[], slices: readonly V1EndpointSlice[]): void {
+  for (const s of services) r.proxier.onServiceAdd(s);
+  for (const s of slices) r.proxier.onEndpointSliceAdd(s);
+  r.proxier.onServicesSynced();
+  r.proxier.onEndpointSlicesSynced();
+}
