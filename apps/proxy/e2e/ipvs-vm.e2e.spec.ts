@@ -6,10 +6,25 @@
  * diffDesiredStates batch (scheduler rr → mh with its flag, a real server removed, the UDP service
  * and its set entry deleted) and reads back again. Read-backs are compared with our text after the normalisation
  * support/ipvs-round-trip.ts states (kernel ordering; ipset's kernel-chosen bucketsize/initval).
+ * The same boot then checks the kernel clients' parsers (src/kernel) on the real tools' output:
+ * `--save -n` parsed back to exactly the desired virtual servers per family, `ipset save` after a
+ * second `ipset restore -exist` of the full script, `ip -batch` creating kube-ipvs0 and binding v4 +
+ * v6 addresses then removing some (`ip -o addr show` parsed), a failing `ip -batch` line stopping the
+ * batch, and /proc/net/ip_vs with the one connection a SYN to a VIP makes.
  * Skipped, loudly, only when root/apt/QEMU cannot work here (VmUnavailableError).
  */
 import type { DesiredIpvsState } from '@kube-proxy/backend-ipvs';
-import { diffDesiredStates, renderIpsetRestore, renderIpvsadmRestore } from '@kube-proxy/backend-ipvs';
+import {
+  diffDesiredStates,
+  isMissingDevice,
+  linkBatchLines,
+  parseIpAddrShow,
+  parseIpsetSave,
+  parseIpvsadmSave,
+  parseProcNetIpVs,
+  renderIpsetRestore,
+  renderIpvsadmRestore,
+} from '@kube-proxy/backend-ipvs';
 import { VmUnavailableError, prepare, runInVm, type VmImage, type VmRun } from '@kube-proxy/tools/ipvs-vm';
 import { RoundTripCluster, endpoint, normaliseIpsetSave, normaliseIpvsadmSave } from './support/ipvs-round-trip.js';
 
@@ -57,6 +72,13 @@ const v6: DesiredIpvsState = v6Cluster().state('mh');
 const diff = diffDesiredStates(before, after);
 const fullIpvsadm = renderIpvsadmRestore(before) + renderIpvsadmRestore(v6);
 const fullIpset = renderIpsetRestore(before) + renderIpsetRestore(v6);
+const afterIpset = renderIpsetRestore(after) + renderIpsetRestore(v6);
+/** kube-ipvs0 with every bound address of both families and one stale address each, then the stale ones and one in use removed. */
+const removed = ['10.96.0.250', 'fd00:10:96::fe', after.bindAddresses[after.bindAddresses.length - 1]];
+const lines = (l: readonly string[]): string => l.map((x) => x + '\n').join('');
+const linkCreate = lines(linkBatchLines({ createLink: true, add: [...after.bindAddresses, ...v6.bindAddresses, '10.96.0.250', 'fd00:10:96::fe'], remove: [] }));
+const linkRemove = lines(linkBatchLines({ createLink: false, add: [], remove: removed }));
+const linkFailing = lines(linkBatchLines({ createLink: false, add: [after.bindAddresses[0], '10.96.0.251'], remove: [] }));
 
 const STEPS = [
   { argv: ['ipvsadm', '--restore'], stdin: fullIpvsadm },
@@ -67,6 +89,21 @@ const STEPS = [
   { argv: ['ipset', 'restore'], stdin: diff.ipset },
   { argv: ['ipvsadm', '--save', '-n'] },
   { argv: ['ipset', 'save'] },
+  // The kernel clients' reading of the tools (issue 11, part 3). Absolute paths for ip, sysctl and
+  // cat: the guest's busybox chroot would otherwise run its own applets of those names.
+  { argv: ['ipset', 'restore', '-exist'], stdin: afterIpset }, // 8: the full script again, as every sync sends it
+  { argv: ['ipset', 'save'] }, // 9
+  { argv: ['/bin/ip', '-o', '-f', 'inet', 'addr', 'show', 'dev', 'kube-ipvs0'] }, // 10: no link yet
+  { argv: ['/bin/ip', '-batch', '-'], stdin: linkCreate }, // 11
+  { argv: ['/bin/ip', '-batch', '-'], stdin: linkRemove }, // 12
+  { argv: ['/bin/ip', '-o', '-f', 'inet', 'addr', 'show', 'dev', 'kube-ipvs0'] }, // 13
+  { argv: ['/bin/ip', '-o', '-f', 'inet6', 'addr', 'show', 'dev', 'kube-ipvs0'] }, // 14
+  { argv: ['/bin/ip', '-batch', '-'], stdin: linkFailing }, // 15: line 1 fails, line 2 must not run
+  { argv: ['/bin/ip', '-o', '-f', 'inet', 'addr', 'show', 'dev', 'kube-ipvs0'] }, // 16
+  { argv: ['/sbin/sysctl', '-w', 'net.ipv4.vs.conntrack=1'] }, // 17
+  // 18: one SYN to web's VIP: IPVS schedules it (a connection entry) though the pod address is unroutable here.
+  { argv: ['/usr/bin/timeout', '4', 'socat', '-u', 'OPEN:/dev/null', 'TCP:10.96.0.10:80,connect-timeout=1'] },
+  { argv: ['/bin/cat', '/proc/net/ip_vs'] }, // 19
 ] as const;
 
 (typeof prepared === 'string' ? describe.skip : describe)('IPVS restore text against a real IPVS kernel (QEMU)', () => {
@@ -112,5 +149,51 @@ const STEPS = [
     expect(step(5)).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(normaliseIpvsadmSave(step(6).stdout)).toBe(normaliseIpvsadmSave(renderIpvsadmRestore(after) + renderIpvsadmRestore(v6)));
     expect(normaliseIpsetSave(step(7).stdout)).toBe(normaliseIpsetSave(renderIpsetRestore(after) + renderIpsetRestore(v6)));
+  });
+
+  it('parseIpvsadmSave reads the real --save -n back to exactly the desired virtual servers, per family (TCP, UDP, SCTP, -p, -b)', () => {
+    expect(parseIpvsadmSave(step(1).stdout, 'IPv4')).toEqual(before.virtualServers);
+    expect(parseIpvsadmSave(step(1).stdout, 'IPv6')).toEqual(v6.virtualServers);
+    expect(parseIpvsadmSave(step(6).stdout, 'IPv4')).toEqual(after.virtualServers);
+    expect(parseIpvsadmSave(step(6).stdout, 'IPv6')).toEqual(v6.virtualServers);
+  });
+
+  it('ipset restore -exist takes the full script again over existing sets, and parseIpsetSave reads exactly the desired entries', () => {
+    expect(step(8)).toEqual({ code: 0, stdout: '', stderr: '' });
+    const sets = parseIpsetSave(step(9).stdout);
+    const desired = [...after.ipsets, ...v6.ipsets];
+    expect([...sets.keys()]).toEqual(desired.map((s) => s.set.name));
+    for (const s of desired) expect([s.set.name, [...(sets.get(s.set.name) ?? [])].sort()]).toEqual([s.set.name, s.entries]);
+  });
+
+  it('ip -batch creates kube-ipvs0 and binds then unbinds v4 and v6 addresses; ip -o addr show reads back what remains', () => {
+    expect(step(10).code).not.toBe(0);
+    expect(isMissingDevice(step(10).stderr, 'kube-ipvs0')).toBe(true);
+    expect(step(11)).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(step(12)).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(after.bindAddresses.length).toBeGreaterThan(1);
+    expect(parseIpAddrShow(step(13).stdout, 'IPv4')).toEqual(after.bindAddresses.slice(0, -1));
+    expect(parseIpAddrShow(step(14).stdout, 'IPv6')).toEqual(v6.bindAddresses);
+  });
+
+  it('a failing ip -batch line stops the batch with exit 1 and names the line (nothing after it is applied silently)', () => {
+    expect(step(15).code).toBe(1);
+    expect(step(15).stderr).toBe('RTNETLINK answers: File exists\nCommand failed -:1\n');
+    expect(parseIpAddrShow(step(16).stdout, 'IPv4')).not.toContain('10.96.0.251');
+  });
+
+  it('parseProcNetIpVs reads /proc/net/ip_vs with keys of the desired state and counts the one connection made', () => {
+    expect(step(17).code).toBe(0);
+    expect(step(19).code).toBe(0);
+    const counts = parseProcNetIpVs(step(19).stdout);
+    const desired = [...after.virtualServers, ...v6.virtualServers];
+    expect([...counts.keys()].sort()).toEqual(desired.map((vs) => vs.key).sort());
+    for (const vs of desired) expect([vs.key, [...(counts.get(vs.key)?.keys() ?? [])].sort()]).toEqual([vs.key, vs.realServers.map((r) => r.key).sort()]);
+    const web = counts.get('10.96.0.10:80/TCP')?.get('10.244.1.5:8080');
+    expect(web).toBeDefined();
+    expect((web?.active ?? 0) + (web?.inactive ?? 0)).toBe(1);
+    let others = 0;
+    for (const [vs, m] of counts) for (const [rs, n] of m) if (`${vs} ${rs}` !== '10.96.0.10:80/TCP 10.244.1.5:8080') others += n.active + n.inactive;
+    expect(others).toBe(0);
   });
 });

@@ -69,6 +69,16 @@ describe('buildDesiredIpvsState', () => {
     expect(setEntries(state, 'KUBE-LOAD-BALANCER-FW')).toEqual([]);
   });
 
+  it('writes a single-address source range as the bare address, as ipset save prints it (no diff on every sync)', () => {
+    const c = new TestCluster();
+    c.service(nodePortService((spec) => {
+      spec.type = 'LoadBalancer';
+      spec.loadBalancerSourceRanges = ['192.0.2.7/32'];
+    }, LB_STATUS));
+    c.endpoints('ns1/svc1:p80', [{ ip: '10.180.0.1', port: 80 }]);
+    expect(setEntries(c.state(), 'KUBE-LOAD-BALANCER-SOURCE-CIDR')).toEqual(['1.2.3.4,tcp:80,192.0.2.7']);
+  });
+
   it('fills the firewall sets from loadBalancerSourceRanges, with the LB IP as source when the node is in a range (TestLoadBalancerSourceRanges)', () => {
     const c = new TestCluster();
     c.service(nodePortService((spec) => {

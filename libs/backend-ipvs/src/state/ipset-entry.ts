@@ -21,9 +21,14 @@ export function ipPortIPEntry(ip: string, protocol: Protocol, port: number, ip2:
   return `${ip},${proto(protocol)}:${port},${ip2}`;
 }
 
-/** hash:ip,port,net */
+/**
+ * hash:ip,port,net. A full-length net (`/32`, `/128`) is written as the bare address, because that
+ * is how `ipset save` prints it (seen with ipset 7.17 on the QEMU kernel): written with its prefix,
+ * every sync would find it "changed" and rewrite the source-range entry.
+ */
 export function ipPortNetEntry(ip: string, protocol: Protocol, port: number, cidr: string): string {
-  return `${ip},${proto(protocol)}:${port},${cidr}`;
+  const net = cidr.endsWith(cidr.includes(':') ? '/128' : '/32') ? cidr.slice(0, cidr.lastIndexOf('/')) : cidr;
+  return `${ip},${proto(protocol)}:${port},${net}`;
 }
 
 /** bitmap:port */
