@@ -1,4 +1,4 @@
-import { BACKEND_PLUGIN_API_VERSION, defaultConfiguration, nullLogger, type BackendPlugin, type HostCapabilities, type Logger } from '@kube-proxy/core';
+import { BACKEND_PLUGIN_API_VERSION, defaultConfiguration, nullLogger, type BackendPlugin, type HostCapabilities, type KubeProxyConfiguration, type Logger } from '@kube-proxy/core';
 import { BackendRegistry, PluginContractError } from '../registry/backend-registry.js';
 import { IPVS_DEPRECATION_MESSAGE, ModeSelectionError, selectMode } from './select-mode.js';
 
@@ -55,7 +55,7 @@ describe('selectMode', () => {
   it('hands the configuration to detect() so a backend can refuse on it (auto then falls back)', async () => {
     const r = new BackendRegistry();
     r.register(backend('iptables', () => true), 'builtin');
-    r.register({ ...backend('ipvs', () => true), detect: (_h, c) => ({ usable: c?.ipvs.scheduler !== 'mh', reason: 'scheduler check' }) }, 'builtin');
+    r.register({ ...backend('ipvs', () => true), detect: (_h: HostCapabilities, c?: KubeProxyConfiguration) => ({ usable: c?.ipvs.scheduler !== 'mh', reason: 'scheduler check' }) }, 'builtin');
     const config = defaultConfiguration();
     expect((await selectMode({ requested: '', registry: r, host: host(true), logger, dryRun: false, config })).name).toBe('ipvs');
     const mh = { ...config, ipvs: { ...config.ipvs, scheduler: 'mh' } };
