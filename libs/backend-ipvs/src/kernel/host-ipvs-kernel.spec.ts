@@ -82,6 +82,15 @@ describe('HostIpvsKernel', () => {
     );
   });
 
+  it('when the other family created kube-ipvs0 first (EEXIST on line 1), binds the addresses with a second batch', async () => {
+    const { exec, kernel } = setup();
+    exec.on({ command: 'ip' }, (call) =>
+      String(call.options.input).startsWith('link add') ? { exitCode: 1, stderr: 'RTNETLINK answers: File exists\nCommand failed -:1\n' } : {},
+    );
+    await kernel.applyLinkChanges({ createLink: true, add: ['10.96.0.10'], remove: [] });
+    expect(exec.calls.map((c) => c.options.input)).toEqual(['link add kube-ipvs0 type dummy\naddress add 10.96.0.10/32 dev kube-ipvs0\n', 'address add 10.96.0.10/32 dev kube-ipvs0\n']);
+  });
+
   it('reports a failed link batch with the line ip names (ip stops there, without -force)', async () => {
     const { exec, kernel } = setup();
     exec.on({ command: 'ip' }, { exitCode: 1, stderr: 'RTNETLINK answers: File exists\nCommand failed -:1\n' });

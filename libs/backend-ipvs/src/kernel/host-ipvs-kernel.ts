@@ -39,6 +39,12 @@ export interface HostIpvsKernelOptions {
   readonly timeoutMs?: number;
 }
 
+/** `ip -batch` failed on its first line (our `link add`) because the link exists. */
+function isLinkAddRace(err: unknown): boolean {
+  const text = err instanceof Error ? err.message : String(err);
+  return /File exists/.test(text) && /Command failed -:1\b/.test(text);
+}
+
 export class HostIpvsKernel implements IpvsKernel {
   private readonly procPath: string;
   private readonly timeoutMs: number;
@@ -98,7 +104,15 @@ export class HostIpvsKernel implements IpvsKernel {
     if (lines.length === 0) return;
     const batch = lines.map((l) => l + '\n').join('');
     guardPayload(batch, lines.length);
-    await this.runOk('ip', ['-batch', '-'], batch);
+    try {
+      await this.runOk('ip', ['-batch', '-'], batch);
+    } catch (err) {
+      // Both families' proxiers (or another process) can find kube-ipvs0 missing and race to create it:
+      // `ip -batch` stops at our `link add` (line 1) with EEXIST. The link is there now, which is all
+      // that line wanted (upstream's EnsureDummyDevice ignores EEXIST too): run the rest.
+      if (!change.createLink || !isLinkAddRace(err)) throw err;
+      await this.applyLinkChanges({ ...change, createLink: false });
+    }
   }
 
   async readConnections(): Promise<IpvsConnections> {
