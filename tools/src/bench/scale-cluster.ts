@@ -61,3 +61,9 @@ export function scaleCluster(services: number, endpointsPerService: number): Sca
   }
   return out;
 }
+
+/** The cluster as one `kind: List` document, the shape `--manifests=FILE` reads. */
+export function scaleClusterList(services: number, endpointsPerService: number): { apiVersion: 'v1'; kind: 'List'; items: object[] } {
+  const c = scaleCluster(services, endpointsPerService);
+  return { apiVersion: 'v1', kind: 'List', items: [...c.services, ...c.slices] };
+}

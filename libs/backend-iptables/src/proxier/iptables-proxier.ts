@@ -472,10 +472,13 @@ export class IptablesProxier extends ProxierBase {
       } else {
         this.logger.error('Failed to execute iptables-restore', { error: String(err) });
       }
+      this.names.renderBuffers.release();
       return false;
     }
     // The kernel now holds what was rendered (refused if the memo was cleared meanwhile).
     if (result.appliedChainUpdate !== null) this.appliedChains.commit(result.appliedChainUpdate);
+    // Nothing reads the payload from here on: give its memory back rather than keep it until the next sync.
+    this.names.renderBuffers.release();
 
     // A full sync asked for while this one ran (canary, local detector) still has to happen.
     this.needFullSync = this.fullSyncRequests !== fullSyncRequestsAtStart;

@@ -45,6 +45,35 @@ describe('LineBuffer', () => {
     r.reset();
     expect(r.assemble().toString('latin1')).toBe('*filter\nCOMMIT\n*nat\nCOMMIT\n');
   });
+
+  it('reset keeps the chunks of a large render for reuse; release gives back all but the current one', () => {
+    const b = new LineBuffer(16);
+    for (let i = 0; i < 20; i++) b.write(`-A KUBE-SEP-${i} -j DNAT`);
+    const grown = b.capacity;
+    expect(grown).toBeGreaterThanOrEqual(b.length);
+    b.reset();
+    expect(b.capacity).toBe(grown);
+    b.write('-A X -j Y');
+    b.release();
+    expect(b.length).toBe(0);
+    expect(b.lines).toBe(0);
+    expect(b.capacity).toBeLessThanOrEqual(32);
+    b.write('-A X -j Y');
+    expect(b.toString()).toBe('-A X -j Y\n');
+  });
+
+  it('RenderBuffers.release empties every section and makes earlier results stale', () => {
+    const r = new RenderBuffers();
+    for (let i = 0; i < 30_000; i++) r.natRules.write(`-A KUBE-SVC-${i} -m comment --comment "ns/svc-${i}:http" -j KUBE-SEP-${i}`);
+    const gen = r.generation;
+    const before = r.natRules.capacity;
+    r.assemble();
+    r.release();
+    expect(() => r.assertCurrent(gen)).toThrow(/reused its buffers/);
+    expect(before).toBeGreaterThan(1 << 20);
+    expect(r.natRules.capacity).toBe(1 << 20);
+    expect(r.assemble().toString('latin1')).toBe('*filter\nCOMMIT\n*nat\nCOMMIT\n');
+  });
 });
 
 describe('constants', () => {

@@ -80,6 +80,14 @@ export class LineBuffer implements LineSink {
     return this.fullBytes + this.off;
   }
 
+  /** Bytes of chunk memory this buffer holds (content, current chunk and spares). */
+  get capacity(): number {
+    let n = this.cur.length;
+    for (const c of this.full) n += c.length;
+    for (const c of this.spare) n += c.length;
+    return n;
+  }
+
   /** Forgets the content but keeps the memory for the next sync. */
   reset(): void {
     for (const c of this.full) this.spare.push(c);
@@ -88,6 +96,16 @@ export class LineBuffer implements LineSink {
     this.fullBytes = 0;
     this.off = 0;
     this.count = 0;
+  }
+
+  /**
+   * Forgets the content and gives back every chunk but the current one: a full sync at 10,000
+   * services fills ~18 MB of chunks, which reset() would keep for a full sync that comes at most
+   * once per hour, while the partial syncs in between need a fraction of one chunk.
+   */
+  release(): void {
+    this.reset();
+    this.spare.length = 0;
   }
 
   /** The content as chunk views, in order (valid until the next write or reset). */
@@ -258,6 +276,23 @@ export class RenderBuffers {
     this.natChains.reset();
     this.natRules.reset();
     for (const b of this.perChain.values()) b.reset();
+  }
+
+  /**
+   * After a sync's restore (and its memo commit): drops the content, the chunks beyond one per
+   * section and the assembled copy, so the memory of a full sync is not held until the next one.
+   * Render results of earlier generations cannot be read afterwards (as after reset()).
+   */
+  release(): void {
+    this.reset();
+    this.filterChains.release();
+    this.filterRules.release();
+    this.natTopChains.release();
+    this.natTopRules.release();
+    this.natChains.release();
+    this.natRules.release();
+    for (const b of this.perChain.values()) b.release();
+    this.out = undefined;
   }
 
   /**

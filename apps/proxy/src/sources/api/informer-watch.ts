@@ -1,4 +1,5 @@
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { trimObject } from './trim-object.js';
 
 /** What the informer needs to know about, and decide for, each watch ListWatch opens. */
 export interface WatchHooks {
@@ -74,6 +75,10 @@ export class InformerWatch extends Watch {
       (phase, obj, raw) => {
         arm();
         this.hooks.activity();
+        // Cached objects keep only what the proxy reads (trim-object.ts); ERROR/BOOKMARK pass as they are.
+        if ((phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED') && typeof obj === 'object' && obj !== null) {
+          trimObject(obj as KubernetesObject, (obj as KubernetesObject).kind ?? '');
+        }
         callback(phase, obj, raw);
       },
       (err) => {

@@ -30,8 +30,12 @@ const KNOWN_TARGETS = new Set([
 export interface InMemoryRule {
   /** The rule's arguments as text (everything after `-A CHAIN`), as the writer spelled it. */
   readonly text: string;
-  /** The same, split into arguments: the identity used by -C / -D. */
-  readonly args: readonly string[];
+  /**
+   * The chain or target it jumps/goes to (`-j X` / `-g X`), if any. The arguments themselves are
+   * not kept: at 10,000 services a ruleset has ~235,000 rules of ~10 arguments each, and holding
+   * them as separate strings was most of a --dry-run's memory. -C / -D re-split `text` on demand.
+   */
+  readonly target: string | undefined;
 }
 
 interface ChainState {
@@ -92,8 +96,14 @@ function sameArgs(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
+/** A matcher for the rule identity -C / -D use (the arguments); the target is compared first, without splitting. */
+function matching(args: readonly string[]): (rule: InMemoryRule) => boolean {
+  const target = ruleTarget(args)?.target;
+  return (rule) => rule.target === target && sameArgs(tokenize(rule.text), args);
+}
+
 function makeRule(args: readonly string[], text?: string): InMemoryRule {
-  return { args: [...args], text: text ?? joinArgs(args) };
+  return { text: text ?? joinArgs(args), target: ruleTarget(args)?.target };
 }
 
 /** Strips a leading `[packets:bytes]` counter (iptables-restore --counters / iptables-save -c form). */
@@ -204,7 +214,7 @@ export class InMemoryTables {
     if (!state) return refs;
     for (const [name, c] of state) {
       c.rules.forEach((rule, index) => {
-        if (ruleTarget(rule.args)?.target === chain) refs.push({ chain: name, index });
+        if (rule.target === chain) refs.push({ chain: name, index });
       });
     }
     return refs;
@@ -222,7 +232,7 @@ export class InMemoryTables {
   ensureRule(position: RulePosition, table: string, chain: string, args: readonly string[]): boolean {
     const state = this.table(table);
     const c = this.requireChain(state, chain);
-    if (c.rules.some((r) => sameArgs(r.args, args))) return true;
+    if (c.rules.some(matching(args))) return true;
     try {
       this.checkTarget(state, args, true);
     } catch (err) {
@@ -236,14 +246,14 @@ export class InMemoryTables {
 
   /** Whether the chain has the rule (`iptables -C`). */
   hasRule(table: string, chain: string, args: readonly string[]): boolean {
-    return this.tables.get(table)?.get(chain)?.rules.some((r) => sameArgs(r.args, args)) ?? false;
+    return this.tables.get(table)?.get(chain)?.rules.some(matching(args)) ?? false;
   }
 
   /** `iptables -D` of the first matching rule; returns whether one was deleted. */
   deleteRule(table: string, chain: string, args: readonly string[]): boolean {
     const c = this.tables.get(table)?.get(chain);
     if (!c) return false;
-    const i = c.rules.findIndex((r) => sameArgs(r.args, args));
+    const i = c.rules.findIndex(matching(args));
     if (i < 0) return false;
     c.rules.splice(i, 1);
     return true;
@@ -317,7 +327,7 @@ export class InMemoryTables {
     if (c.builtin) throw new InMemoryTablesError(`Can't delete built-in chain "${chain}"`, 1);
     if (c.rules.length > 0) throw new InMemoryTablesError(`Directory not empty (chain "${chain}" has rules)`, 1);
     for (const [name, other] of s) {
-      if (other.rules.some((r) => ruleTarget(r.args)?.target === chain)) {
+      if (other.rules.some((r) => r.target === chain)) {
         throw new InMemoryTablesError(`Too many links (chain "${chain}" is referenced from "${name}")`, 1);
       }
     }
@@ -393,7 +403,7 @@ export class InMemoryTables {
           c.rules.splice(index, 1);
           return;
         }
-        const i = c.rules.findIndex((r) => sameArgs(r.args, args));
+        const i = c.rules.findIndex(matching(args));
         if (i < 0) throw new Error('Bad rule (does a matching rule exist in that chain?)');
         c.rules.splice(i, 1);
         return;

@@ -1,0 +1,48 @@
+/**
+ * Memory of the whole `bin/kube-proxy --dry-run --once --proxy-mode=iptables --manifests=FILE`
+ * process at scale (issue 12, item 1): peak RSS over the process's life (GNU time's maxrss), the
+ * median of `runs` runs, and optionally one more run with a heap snapshot taken as it writes its
+ * output (tools/src/bench/heap-snapshot-at-output.mjs), the moment every structure the run built is
+ * still live. The snapshot run is not one of the measured runs (writing a snapshot costs memory).
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { runMeasuringPeak, type PeakRun } from './process-memory.js';
+
+const MAIN_JS = fileURLToPath(new URL('../../../apps/proxy/dist/main.js', import.meta.url));
+const KUBE_PROXY_BIN = fileURLToPath(new URL('../../../bin/kube-proxy', import.meta.url));
+const RUN_TIMEOUT_MS = 300_000;
+
+function preloadPath(): string {
+  const here = fileURLToPath(new URL('./heap-snapshot-at-output.mjs', import.meta.url));
+  return existsSync(here) ? here : fileURLToPath(new URL('../../src/bench/heap-snapshot-at-output.mjs', import.meta.url));
+}
+
+export interface DryRunMemory {
+  readonly runs: readonly PeakRun[];
+  readonly medianPeakKiB: number;
+  readonly snapshot?: string;
+}
+
+const dryRunArgs = (manifests: string) => ['--dry-run', '--once', '--proxy-mode=iptables', `--manifests=${manifests}`];
+
+/** A measured run is bin/kube-proxy itself; the snapshot run is the same main.js with the preload. */
+async function once(manifests: string, snapshot?: string): Promise<PeakRun> {
+  if (!existsSync(MAIN_JS)) throw new Error(`${MAIN_JS} is missing: build first`);
+  const r = snapshot
+    ? await runMeasuringPeak(process.execPath, ['--import', preloadPath(), MAIN_JS, ...dryRunArgs(manifests)], {
+        timeoutMs: RUN_TIMEOUT_MS,
+        env: { ...process.env, KP_HEAP_SNAPSHOT: snapshot },
+      })
+    : await runMeasuringPeak(KUBE_PROXY_BIN, dryRunArgs(manifests), { timeoutMs: RUN_TIMEOUT_MS });
+  if (r.exitCode !== 0 || r.stdoutBytes === 0) throw new Error(`the dry run failed (exit ${r.exitCode}, ${r.stdoutBytes} bytes out):\n${r.stderr.slice(-3000)}`);
+  return r;
+}
+
+export async function measureDryRun(manifests: string, runs: number, snapshot?: string): Promise<DryRunMemory> {
+  const results: PeakRun[] = [];
+  for (let i = 0; i < runs; i++) results.push(await once(manifests));
+  const sorted = results.map((r) => r.peakRssKiB).sort((a, b) => a - b);
+  if (snapshot) await once(manifests, snapshot);
+  return { runs: results, medianPeakKiB: sorted[Math.floor(sorted.length / 2)]!, ...(snapshot ? { snapshot } : {}) };
+}
