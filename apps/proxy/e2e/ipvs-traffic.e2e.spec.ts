@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the IPVS VM harness of tools
-import { VmUnavailableError, prepare, runInVm, type VmImage, type VmRun } from '@kube-proxy/tools/ipvs-vm';
+import { prepareOrReason, runInVm, type VmImage, type VmRun } from '@kube-proxy/tools/ipvs-vm';
 import { TRAFFIC_CHECKS, parseCheckReports, parseTimings, type CheckReport } from './support/ipvs-traffic-checks.js';
 import { writeIpvsTrafficScenario } from './support/ipvs-traffic-scenario.js';
 import { REPO_ROOT } from './support/proxy.js';
@@ -29,16 +29,7 @@ const GUEST_SCRIPT = fileURLToPath(new URL('./support/ipvs-traffic-guest.sh', im
 /** Whole boot bound: the job takes ~3.5–5 min under TCG on a loaded 2-core host (see the e2e README). */
 const VM_TIMEOUT_S = 540;
 
-async function image(): Promise<VmImage | string> {
-  try {
-    return await prepare();
-  } catch (e) {
-    if (e instanceof VmUnavailableError) return e.message;
-    throw e;
-  }
-}
-
-const prepared = await image();
+const prepared = await prepareOrReason();
 if (typeof prepared === 'string') {
   const bar = '!'.repeat(100);
   console.warn(`\n${bar}\n!!! SKIPPING ipvs-traffic e2e suite: ${prepared}\n!!! It needs root, apt-get and QEMU (CI installs them).\n${bar}\n`);

@@ -25,19 +25,10 @@ import {
   renderIpsetRestore,
   renderIpvsadmRestore,
 } from '@kube-proxy/backend-ipvs';
-import { VmUnavailableError, prepare, runInVm, type VmImage, type VmRun } from '@kube-proxy/tools/ipvs-vm';
+import { prepareOrReason, runInVm, type VmImage, type VmRun } from '@kube-proxy/tools/ipvs-vm';
 import { RoundTripCluster, endpoint, normaliseIpsetSave, normaliseIpvsadmSave } from './support/ipvs-round-trip.js';
 
-async function image(): Promise<VmImage | string> {
-  try {
-    return await prepare();
-  } catch (e) {
-    if (e instanceof VmUnavailableError) return e.message;
-    throw e;
-  }
-}
-
-const prepared = await image();
+const prepared = await prepareOrReason();
 if (typeof prepared === 'string') {
   const bar = '!'.repeat(100);
   console.warn(`\n${bar}\n!!! SKIPPING ipvs-vm e2e suite: ${prepared}\n!!! It needs root, apt-get and QEMU (CI installs them).\n${bar}\n`);

@@ -14,16 +14,12 @@ import type {
 } from '@kube-proxy/core';
 import {
   BACKEND_PLUGIN_API_VERSION,
-  CLOCK,
-  COMMAND_EXECUTOR,
   DryRunIptables,
   DualStackProvider,
   InMemoryTables,
   Iptables,
-  LOGGER,
   PROVIDER,
-  resolveObservers,
-  SYSCTL,
+  resolveBackendPorts,
 } from '@kube-proxy/core';
 import { cleanupAllIptables } from './cleanup.js';
 
@@ -55,13 +51,7 @@ interface Ports {
 }
 
 function resolvePorts(container: Container): Ports {
-  return {
-    logger: container.resolve<Logger>(LOGGER).child({ backend: 'iptables' }),
-    clock: container.resolve<Clock>(CLOCK),
-    executor: container.resolve<CommandExecutor>(COMMAND_EXECUTOR),
-    sysctl: container.resolve<Sysctl>(SYSCTL),
-    observers: resolveObservers(container),
-  };
+  return resolveBackendPorts(container, 'iptables');
 }
 
 /** Builds the Provider for a run: one IptablesProxier per family, a DualStackProvider over two. */

@@ -1,6 +1,5 @@
 import {
   BACKEND_PLUGIN_API_VERSION,
-  CLOCK,
   COMMAND_EXECUTOR,
   DryRunIptables,
   DualStackProvider,
@@ -8,10 +7,9 @@ import {
   Iptables,
   LOGGER,
   PROVIDER,
-  SYSCTL,
-  resolveObservers,
+  resolveBackendPorts,
   type BackendPlugin,
-  type Clock,
+  type BackendPorts,
   type CommandExecutor,
   type DetectResult,
   type HostCapabilities,
@@ -22,7 +20,6 @@ import {
   type ProxierObservers,
   type Provider,
   type ProxyContext,
-  type Sysctl,
 } from '@kube-proxy/core';
 import { createRequire } from 'node:module';
 import { cleanupIpvs } from './cleanup.js';
@@ -38,23 +35,7 @@ type Container = Parameters<BackendPlugin['register']>[0];
 
 const pkg = createRequire(import.meta.url)('../package.json') as { version: string };
 
-interface Ports {
-  readonly logger: Logger;
-  readonly clock: Clock;
-  readonly executor: CommandExecutor;
-  readonly sysctl: Sysctl;
-  readonly observers?: ProxierObservers;
-}
-
-function resolvePorts(container: Container): Ports {
-  return {
-    logger: container.resolve<Logger>(LOGGER).child({ backend: 'ipvs' }),
-    clock: container.resolve<Clock>(CLOCK),
-    executor: container.resolve<CommandExecutor>(COMMAND_EXECUTOR),
-    sysctl: container.resolve<Sysctl>(SYSCTL),
-    observers: resolveObservers(container),
-  };
-}
+type Ports = Omit<BackendPorts, 'observers'> & { readonly observers?: ProxierObservers };
 
 /** --ipvs-scheduler as the kernel names it (empty: rr, as upstream). */
 export function configuredScheduler(config: Pick<KubeProxyConfiguration, 'ipvs'> | undefined): string {
@@ -138,7 +119,7 @@ export const ipvsBackend: BackendPlugin = {
     return { usable: true, reason: host.ipvs.reason };
   },
   register(container: Container, context: ProxyContext): void {
-    container.register<Provider>(PROVIDER, { useValue: createIpvsProvider(resolvePorts(container), context) });
+    container.register<Provider>(PROVIDER, { useValue: createIpvsProvider(resolveBackendPorts(container, 'ipvs'), context) });
   },
   /** --cleanup: removes what an IPVS kube-proxy (upstream's or this one) left. */
   async cleanup(container: Container, context: ProxyContext): Promise<void> {

@@ -21,7 +21,7 @@
  * Usage: node tools/dist/bench/ipvs-sync.bench.js [--sizes=1000,10000] [--rounds=3]
  */
 import { readFileSync } from 'node:fs';
-import { VmUnavailableError, prepare, type VmImage } from '../ipvs-vm/index.js';
+import { prepareOrReason, type VmImage } from '../ipvs-vm/index.js';
 import type { GuestResult } from './ipvs-guest-job.js';
 import { measureNativeYardstick } from './ipvs-native-yardstick.js';
 import { applyInVm } from './ipvs-vm-apply.js';
@@ -54,15 +54,6 @@ interface Row {
 
 const hostCpu = fullSyncMs;
 const applyTotal = (g: GuestResult): number => sum(g.full.ipvsadm, g.full.ipset, g.full.address);
-
-async function vmImage(): Promise<VmImage | string> {
-  try {
-    return await prepare();
-  } catch (e) {
-    if (e instanceof VmUnavailableError) return e.message;
-    throw e;
-  }
-}
 
 async function measure(n: number, image: VmImage | null, rounds: number): Promise<Row> {
   process.stderr.write(`measuring ${n} services × ${ENDPOINTS_PER_SERVICE} endpoints (load ${loadavg()})...\n`);
@@ -173,7 +164,7 @@ async function main(): Promise<void> {
   if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 50_000)) throw new Error(`--sizes: integers 1..50000, got ${arg('sizes', '')}`);
   const rounds = Number(arg('rounds', '3'));
   if (!Number.isInteger(rounds) || rounds < 1 || rounds > 9) throw new Error(`--rounds: an integer 1..9, got ${arg('rounds', '')}`);
-  const prepared = await vmImage();
+  const prepared = await prepareOrReason();
   const image = typeof prepared === 'string' ? null : prepared;
   if (typeof prepared === 'string') process.stderr.write(`IPVS VM unavailable, kernel columns skipped: ${prepared}\n`);
   const rows: Row[] = [];

@@ -6,5 +6,5 @@
 export { HOST_PACKAGES, VmUnavailableError, ensureHostPackages } from './host-packages.js';
 export { BOOT_MODULES, INIT_VERSION } from './init-script.js';
 export { resolveKernelPackage, unpackKernel, type UnpackedKernel } from './kernel.js';
-export { DEFAULT_CACHE_DIR, cacheDir, prepare, type VmImage } from './prepare.js';
+export { DEFAULT_CACHE_DIR, cacheDir, prepare, prepareOrReason, type VmImage } from './prepare.js';
 export { qemuArgs, runInVm, type VmJob, type VmRun, type VmStep, type VmStepResult } from './run-in-vm.js';

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureHostPackages } from './host-packages.js';
+import { VmUnavailableError, ensureHostPackages } from './host-packages.js';
 import { buildInitramfs } from './initramfs.js';
 import { unpackKernel, type UnpackedKernel } from './kernel.js';
 import { INIT_VERSION } from './init-script.js';
@@ -37,4 +37,17 @@ export async function prepare(dir: string = cacheDir()): Promise<VmImage> {
     renameSync(tmp, initrd);
   }
   return { kernel, initrd, installed, durationMs: Date.now() - started };
+}
+
+/**
+ * prepare(), or the reason it cannot work here (no root, no apt-get, no QEMU: VmUnavailableError's
+ * message) for a suite or benchmark that skips loudly instead of failing. Any other error is thrown.
+ */
+export async function prepareOrReason(dir: string = cacheDir()): Promise<VmImage | string> {
+  try {
+    return await prepare(dir);
+  } catch (e) {
+    if (e instanceof VmUnavailableError) return e.message;
+    throw e;
+  }
 }
