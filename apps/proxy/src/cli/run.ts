@@ -37,8 +37,9 @@ import { loadPluginModule } from '../registry/load-plugin.js';
 import { IPVS_DEPRECATION_MESSAGE, ModeSelectionError, selectMode } from '../mode/select-mode.js';
 import { ManifestSource } from '../sources/manifests/manifest-source.js';
 import { ObjectValidation } from '../sources/validating-handlers.js';
-import { ApiSource, KubeClientConfigError, NodeWaitError, createKubeClient, watchTuningFromEnv } from '../sources/api/index.js';
-import { ApiNodeEventRecorder } from '../sources/api/birth-cry.js';
+// The API source loads @kubernetes/client-node (~0.6 s): imported only when the API is the source.
+import type { ApiSource } from '../sources/api/index.js';
+import { KubeClientConfigError, NodeWaitError } from '../sources/api/api-source-errors.js';
 import { resolveNodeIPs, resolveNodeName } from '../node/node-identity.js';
 import { proxiedFamilies } from '../node/families.js';
 import { ConfigFileWatch } from './config-file-watch.js';
@@ -149,6 +150,7 @@ async function runProxy(
   // Provider): what the API server would refuse is skipped, logged and counted.
   const validation = new ObjectValidation(logger.child({ component: 'validation' }));
   let source: ManifestSource | ApiSource;
+  let apiSource: ApiSource | undefined;
   // Node events about failed host setup: posted only through the API source, never in --dry-run.
   let nodeEvents: NodeEventRecorder = noopNodeEventRecorder;
   if (options.manifests) {
@@ -164,6 +166,7 @@ async function runProxy(
     source = manifests;
   } else {
     const apiLogger = logger.child({ source: 'api' });
+    const { ApiNodeEventRecorder, ApiSource, createKubeClient, watchTuningFromEnv } = await import('../sources/api/index.js');
     const client = createKubeClient({
       kubeconfig: config.clientConnection.kubeconfig,
       master: options.master,
@@ -182,6 +185,7 @@ async function runProxy(
     });
     await api.loadInitial();
     source = api;
+    apiSource = api;
     if (!options.dryRun) nodeEvents = new ApiNodeEventRecorder({ api: client.api, nodeName, logger: apiLogger });
   }
 
@@ -211,7 +215,7 @@ async function runProxy(
     sysctl: base.resolve<Sysctl>(SYSCTL),
     events: nodeEvents,
     // /healthz (not /livez) also fails once the API server has been unreachable for the healthz timeout.
-    ...(source instanceof ApiSource ? { sourceHealth: apiSourceHealth(source, healthTimeoutMs(config, plugin.name)) } : {}),
+    ...(apiSource ? { sourceHealth: apiSourceHealth(apiSource, healthTimeoutMs(config, plugin.name)) } : {}),
   });
   const scope = base.createChildContainer();
   scope.register(PROXY_CONTEXT, { useValue: context });

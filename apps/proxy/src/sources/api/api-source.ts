@@ -9,6 +9,7 @@ import type { KubeClient } from './kube-client.js';
 import { waitForNode } from './node-wait.js';
 import { ResourceInformer, type InformerHealth } from './resource-informer.js';
 import { endpointSliceHandler, nodeHandler, serviceHandler } from './resource-handlers.js';
+import { NodeWaitError } from './api-source-errors.js';
 
 export interface ApiSourceOptions {
   readonly client: KubeClient;
@@ -35,10 +36,7 @@ export interface ApiSourceOptions {
   readonly now?: () => number;
 }
 
-/** The Node could not be used within the wait and the configuration cannot do without it. */
-export class NodeWaitError extends Error {
-  override readonly name = 'NodeWaitError';
-}
+export { NodeWaitError };
 
 /**
  * Serves Services, EndpointSlices and this Node from the API server through informers: the same

@@ -7,10 +7,9 @@ import { tokenBucketFor, type TokenBucket } from './token-bucket.js';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-/** The client configuration cannot be built; the message says what to give instead. */
-export class KubeClientConfigError extends Error {
-  override readonly name = 'KubeClientConfigError';
-}
+import { KubeClientConfigError } from './api-source-errors.js';
+
+export { KubeClientConfigError };
 
 export interface KubeConfigSource {
   /** --kubeconfig / clientConnection.kubeconfig; "" or undefined for none. */
