@@ -38,6 +38,7 @@ import {
   renderRuleset,
 } from '../render/index.js';
 import { CanaryMonitor } from './canary-monitor.js';
+import { NftScaleWarning } from './nft-scale-warning.js';
 import { expectedRules } from './expected-rules.js';
 import type { V1Node } from './k8s-types.js';
 import { reportSuccessfulSync, type SyncObservers } from './sync-reporting.js';
@@ -174,6 +175,7 @@ export class IptablesProxier extends ProxierBase {
   private nfacctPresence: NfacctPresence | undefined;
   private localDetector: LocalTrafficDetector;
   private conntrackTCPLiberal = false;
+  private readonly nftScale: NftScaleWarning;
 
   private needFullSync = true;
   /** A full sync has ensured the jump rules (from then on the flush monitor looks for them). */
@@ -212,6 +214,7 @@ export class IptablesProxier extends ProxierBase {
     this.localDetector = selectLocalDetector(config, family, undefined, this.logger);
     this.topologyGates = topologyGates(config.featureGates);
     this.nfacct = options.nfacct;
+    this.nftScale = new NftScaleWarning(context.host, context.dryRun, this.logger);
 
     this.logger.verbose('Iptables sync params', {
       minSyncPeriodMs,
@@ -455,10 +458,15 @@ export class IptablesProxier extends ProxierBase {
       numElidedChains: result.elidedChains.length,
     });
 
+    const restoreRules = result.filterRuleCount + result.natRuleCount;
+    this.nftScale.beforeRestore(restoreRules);
+    const restoreStart = this.clock.now();
     try {
       // NOTE: --noflush so that non-kubernetes chains in the tables are left alone.
       await this.iptables.restore(result.payload, { noFlush: true, counters: true });
+      this.nftScale.afterRestore(restoreRules, this.clock.now() - restoreStart);
     } catch (err) {
+      this.nftScale.afterRestore(restoreRules, this.clock.now() - restoreStart);
       this.stats.restoreFailures++;
       if (!doFullSync) this.stats.partialRestoreFailures++;
       this.observers.metrics?.iptablesRestoreFailed(this.family, !doFullSync);
