@@ -6,7 +6,6 @@ import type {
   DetectResult,
   HostCapabilities,
   IPFamily,
-  IptablesInterface,
   Logger,
   Provider,
   ProxyContext,
@@ -14,10 +13,8 @@ import type {
 } from '@kube-proxy/core';
 import {
   BACKEND_PLUGIN_API_VERSION,
-  DryRunIptables,
   DualStackProvider,
-  InMemoryTables,
-  Iptables,
+  iptablesForRun,
   PROVIDER,
   resolveBackendPorts,
 } from '@kube-proxy/core';
@@ -65,18 +62,7 @@ export function createIptablesProvider(ports: Ports, context: ProxyContext): Pro
   const nfacct = context.dryRun ? undefined : new NfacctCounters(new NfacctClient(ports.executor, ports.logger), ports.clock);
   if (nfacct) ports.observers?.metrics?.nfacctCounters(() => nfacct.readPackets());
   const build = (family: IPFamily): IptablesProxier => {
-    let iptables: IptablesInterface;
-    let dryRunTables: InMemoryTables | undefined;
-    if (context.dryRun) {
-      dryRunTables = new InMemoryTables();
-      iptables = new DryRunIptables(family, dryRunTables);
-    } else {
-      const variant = context.host.iptablesVariant;
-      if (!variant) {
-        throw new Error(`iptables backend: no usable iptables binary on this host (${context.host.iptablesVariantReason})`);
-      }
-      iptables = new Iptables({ family, variant, executor: ports.executor, logger: ports.logger });
-    }
+    const { iptables, dryRunTables } = iptablesForRun('iptables', family, context, ports.executor, ports.logger);
     return new IptablesProxier({
       family,
       context,

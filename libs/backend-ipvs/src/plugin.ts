@@ -1,10 +1,8 @@
 import {
   BACKEND_PLUGIN_API_VERSION,
   COMMAND_EXECUTOR,
-  DryRunIptables,
   DualStackProvider,
-  InMemoryTables,
-  Iptables,
+  iptablesForRun,
   LOGGER,
   PROVIDER,
   resolveBackendPorts,
@@ -14,7 +12,6 @@ import {
   type DetectResult,
   type HostCapabilities,
   type IPFamily,
-  type IptablesInterface,
   type KubeProxyConfiguration,
   type Logger,
   type ProxierObservers,
@@ -68,16 +65,7 @@ export function createIpvsProvider(ports: Ports, context: ProxyContext): Provide
         loadIpvs: () => kernel.readVirtualServers(families[0] as IPFamily),
       });
   const build = (family: IPFamily): IpvsProxier => {
-    let iptables: IptablesInterface;
-    let dryRunTables: InMemoryTables | undefined;
-    if (context.dryRun) {
-      dryRunTables = new InMemoryTables();
-      iptables = new DryRunIptables(family, dryRunTables);
-    } else {
-      const variant = context.host.iptablesVariant;
-      if (!variant) throw new Error(`ipvs backend: no usable iptables binary on this host (${context.host.iptablesVariantReason})`);
-      iptables = new Iptables({ family, variant, executor: ports.executor, logger: ports.logger });
-    }
+    const { iptables, dryRunTables } = iptablesForRun('ipvs', family, context, ports.executor, ports.logger);
     return new IpvsProxier({
       family,
       context,

@@ -18,7 +18,7 @@ import {
   parseDuration,
   parseNodePortAddresses,
   resolveNodePortAddresses,
-  sameLocalDetector,
+  localDetectorAfterNodeEvent,
   selectLocalDetector,
   topologyGates,
   type InMemoryTables,
@@ -105,12 +105,6 @@ export interface IptablesProxierOptions {
    * rules match on those that exist. Absent (e.g. --dry-run): rules without nfacct matches.
    */
   readonly nfacct?: NfacctCounters;
-}
-
-function podCIDRsOf(node: V1Node): string[] {
-  const cidrs = node.spec?.podCIDRs ?? [];
-  if (cidrs.length > 0) return [...cidrs];
-  return node.spec?.podCIDR ? [node.spec.podCIDR] : [];
 }
 
 function countEndpoints(serviceMap: ServicePortMap, endpointsMap: EndpointsMap): number {
@@ -277,16 +271,8 @@ export class IptablesProxier extends ProxierBase {
 
   /** NodeCIDR local detection follows this Node's podCIDRs. */
   protected override nodeEvent(node: V1Node, deleted: boolean): void {
-    if (this.context.config.detectLocalMode !== 'NodeCIDR') return;
-    if (node?.metadata?.name !== this.context.nodeName) return;
-    const detector = selectLocalDetector(
-      this.context.config,
-      this.family,
-      deleted ? undefined : podCIDRsOf(node),
-      this.logger,
-    );
-    if (sameLocalDetector(detector, this.localDetector)) return;
-    this.logger.info('Local traffic detector changed with the Node podCIDRs', { detector });
+    const detector = localDetectorAfterNodeEvent(this.context.config, this.family, this.context.nodeName, this.localDetector, { node, deleted }, this.logger);
+    if (detector === undefined) return;
     this.localDetector = detector;
     this.requestFullSync();
     if (this.state.isInitialized()) this.sync();

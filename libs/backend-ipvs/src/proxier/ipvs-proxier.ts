@@ -26,7 +26,7 @@ import {
   parseDuration,
   parseNodePortAddresses,
   resolveNodePortAddresses,
-  sameLocalDetector,
+  localDetectorAfterNodeEvent,
   selectLocalDetector,
   tokenize,
   topologyGates,
@@ -86,12 +86,6 @@ export interface IpvsProxierOptions {
   readonly dryRunTables?: InMemoryTables;
   readonly tagDryRunOutput?: boolean;
   readonly observers?: ProxierObservers;
-}
-
-function podCIDRsOf(node: V1Node): string[] {
-  const cidrs = node.spec?.podCIDRs ?? [];
-  if (cidrs.length > 0) return [...cidrs];
-  return node.spec?.podCIDR ? [node.spec.podCIDR] : [];
 }
 
 /** The rules of a restore payload as flush-monitor specs (`-A CHAIN args…` lines), by table. */
@@ -210,11 +204,8 @@ export class IpvsProxier extends ProxierBase {
 
   /** NodeCIDR local detection follows this Node's podCIDRs (the skeleton's masquerade rules). */
   protected override nodeEvent(node: V1Node, deleted: boolean): void {
-    if (this.context.config.detectLocalMode !== 'NodeCIDR') return;
-    if (node?.metadata?.name !== this.context.nodeName) return;
-    const detector = selectLocalDetector(this.context.config, this.family, deleted ? undefined : podCIDRsOf(node), this.logger);
-    if (sameLocalDetector(detector, this.localDetector)) return;
-    this.logger.info('Local traffic detector changed with the Node podCIDRs', { detector });
+    const detector = localDetectorAfterNodeEvent(this.context.config, this.family, this.context.nodeName, this.localDetector, { node, deleted }, this.logger);
+    if (detector === undefined) return;
     this.localDetector = detector;
     if (this.state.isInitialized()) this.sync();
   }

@@ -33,3 +33,4 @@ export { DryRunIptables } from './dry-run/dry-run-iptables.js';
 // A local-traffic detector as iptables match arguments (iptables and IPVS mode).
 export { localDetectorArgs } from './local-detector-args.js';
 export type { LocalDetectorArgs } from './local-detector-args.js';
+export { iptablesForRun } from './run-iptables.js';
