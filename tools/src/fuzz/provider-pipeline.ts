@@ -34,6 +34,11 @@ class RecordingIptables extends DryRunIptables {
   readonly payloads: string[] = [];
   readonly restoreErrors: string[] = [];
 
+  /** Chunked restores go through restore(), so every payload is recorded (and overridable) as text. */
+  override async restoreChunks(chunks: readonly Uint8Array[], options: RestoreOptions): Promise<void> {
+    return this.restore(Buffer.concat(chunks).toString('latin1'), options);
+  }
+
   override async restore(payload: string, options: RestoreOptions): Promise<void> {
     this.payloads.push(payload);
     try {

@@ -44,6 +44,7 @@ import { resolveNodeIPs, resolveNodeName } from '../node/node-identity.js';
 import { proxiedFamilies } from '../node/families.js';
 import { ConfigFileWatch } from './config-file-watch.js';
 import { DryRunGuardExecutor } from './dry-run-guard.js';
+import { stdoutSink } from './stdout-sink.js';
 import { InvalidConfigurationError, loadConfiguration } from './load-configuration.js';
 import { duringInterruptibleWork, onceTerminated } from './signals.js';
 import { versionLine } from './version.js';
@@ -198,7 +199,7 @@ async function runProxy(
   const plugin = await selectMode({ requested: config.mode, registry, host, logger, dryRun: options.dryRun, config });
   // As upstream, the IPVS deprecation also goes to the Node as a Warning event (never in --dry-run).
   if (plugin.name === 'ipvs') nodeEvents.warning('IPVSDeprecation', IPVS_DEPRECATION_MESSAGE);
-  const sink: TextSink = { write: (text) => void io.stdout.write(text) };
+  const sink: TextSink = stdoutSink(io.stdout);
   const context: ProxyContext = { config, nodeName, nodeIPs: ips, families, dryRun: options.dryRun, dryRunSink: sink, host };
   logger.info('Starting proxier', { mode: plugin.name, node: nodeName, nodeIPs: ips, families, dryRun: options.dryRun });
 

@@ -5,6 +5,12 @@ import type { IPFamily } from '../model/protocol.js';
 /** Where --dry-run output goes (stdout in the CLI, a buffer in tests). */
 export interface TextSink {
   write(text: string): void;
+  /**
+   * Resolves once what was written so far has left the process (stdout drained). A pipe takes 64 kB
+   * at a time: without waiting, a 16 MB dry-run block (10k services) is queued in memory whole.
+   * Absent: writes are taken at once (a string in tests). Use writeDryRunBlock rather than calling it.
+   */
+  drained?(): Promise<void>;
 }
 
 /**

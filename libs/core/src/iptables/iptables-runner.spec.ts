@@ -34,6 +34,19 @@ describe('Iptables', () => {
     });
   });
 
+  it('restoreChunks hands the chunks to the executor as they are (no joined copy)', async () => {
+    const exec = new FakeCommandExecutor().setDefault({});
+    const chunks = [Buffer.from('*nat\n'), Buffer.from('COMMIT\n')];
+    await make(exec).restoreChunks(chunks, { noFlush: true, counters: true });
+    expect(exec.calls[0]).toMatchObject({ command: 'iptables-nft-restore', args: ['-w', '5', '--noflush', '--counters'] });
+    expect(exec.calls[0]!.options.input).toBe(chunks);
+  });
+
+  it('restoreChunks failures carry the line iptables blamed, as restore', async () => {
+    const exec = new FakeCommandExecutor().setDefault({ exitCode: 1, stderr: 'iptables-restore: line 2 failed\n' });
+    await expect(make(exec).restoreChunks([Buffer.from('*nat\n-A BAD\nCOMMIT\n')], { noFlush: true })).rejects.toMatchObject({ line: 2 });
+  });
+
   it('restore failures carry the line iptables blamed', async () => {
     const exec = new FakeCommandExecutor().setDefault({
       exitCode: 1,

@@ -72,6 +72,14 @@ export class Iptables implements IptablesInterface {
   }
 
   async restore(payload: string, options: RestoreOptions): Promise<void> {
+    return this.restoreInput(payload, options);
+  }
+
+  async restoreChunks(chunks: readonly Uint8Array[], options: RestoreOptions): Promise<void> {
+    return this.restoreInput(chunks, options);
+  }
+
+  private async restoreInput(payload: string | readonly Uint8Array[], options: RestoreOptions): Promise<void> {
     const args = [...WAIT_ARGS];
     if (options.noFlush) args.push('--noflush');
     if (options.counters) args.push('--counters');
@@ -203,7 +211,7 @@ export class Iptables implements IptablesInterface {
   private exec(
     command: string,
     args: readonly string[],
-    options: { input?: string; timeoutMs?: number } = {},
+    options: { input?: string | readonly Uint8Array[]; timeoutMs?: number } = {},
   ): Promise<CommandResult> {
     const run = async (): Promise<CommandResult> => {
       const [cmd, fullArgs] =

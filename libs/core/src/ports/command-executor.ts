@@ -8,8 +8,12 @@ export interface CommandResult {
 }
 
 export interface CommandOptions {
-  /** Written to the child's stdin. */
-  readonly input?: string;
+  /**
+   * Written to the child's stdin: a string, or byte chunks written in order. Chunks let a caller hand
+   * over a large payload (a 10k-service iptables-restore payload is ~18 MB) without joining it into
+   * one string or buffer first: each join is another copy at the process's memory high-water mark.
+   */
+  readonly input?: string | readonly Uint8Array[];
   readonly timeoutMs?: number;
   readonly env?: Readonly<Record<string, string>>;
 }

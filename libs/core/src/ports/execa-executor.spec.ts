@@ -20,6 +20,17 @@ describe('ExecaCommandExecutor', () => {
     expect(r.stdout.trim()).toBe('3');
   });
 
+  it('writes chunked input to stdin in order, chunk boundaries anywhere (even inside a line)', async () => {
+    const chunks = [Buffer.from('*nat\n-A X'), Buffer.from(' -j Y\n'), new Uint8Array(0), Buffer.from('COMMIT\n')];
+    const r = await exec.run('/bin/cat', [], { input: chunks });
+    expect(r).toEqual({ exitCode: 0, stdout: '*nat\n-A X -j Y\nCOMMIT\n', stderr: '' });
+  });
+
+  it('survives a child that exits without reading its chunked input', async () => {
+    const r = await exec.run('/bin/sh', ['-c', 'exit 5'], { input: [Buffer.alloc(4_000_000), Buffer.alloc(4_000_000)] });
+    expect(r.exitCode).toBe(5);
+  });
+
   it('survives a child that exits without reading its input', async () => {
     const r = await exec.run('/bin/sh', ['-c', 'exit 4'], { input: 'x'.repeat(1_000_000) });
     expect(r.exitCode).toBe(4);

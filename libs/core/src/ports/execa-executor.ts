@@ -23,6 +23,17 @@ export function spawnFdHeadroom(): string | undefined {
 }
 
 /**
+ * execa's stdin options for `input`. Chunks go as an iterator, which execa writes chunk by chunk
+ * (an array would mean "several stdin targets" to execa, and a Readable without a file descriptor
+ * is refused).
+ */
+function stdinOf(input: CommandOptions['input']): { input: string } | { stdin: Iterator<Uint8Array> & Iterable<Uint8Array> } | { stdin: 'ignore' } {
+  if (input === undefined) return { stdin: 'ignore' };
+  if (typeof input === 'string') return { input };
+  return { stdin: input.values() };
+}
+
+/**
  * Runs tools with execa 9: an argument array and never a shell (nothing from the API server can
  * become shell syntax), stdin from `input`, the environment merged over process.env, and a result
  * instead of an exception for every outcome. A binary that cannot be started (ENOENT, EACCES) comes
@@ -43,7 +54,7 @@ export class ExecaCommandExecutor implements CommandExecutor {
       reject: false,
       stripFinalNewline: false,
       shell: false,
-      ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' as const }),
+      ...stdinOf(options.input),
       ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
       ...(options.env !== undefined ? { env: { ...options.env }, extendEnv: true } : {}),
     });

@@ -38,6 +38,11 @@ export class TestIptables extends DryRunIptables {
     return super.restore(payload, options);
   }
 
+  /** Chunked restores go through restore(), so every payload is recorded (and overridable) as text. */
+  override async restoreChunks(chunks: readonly Uint8Array[], options: RestoreOptions): Promise<void> {
+    return this.restore(Buffer.concat(chunks).toString('latin1'), options);
+  }
+
   override async saveTable(table: Table): Promise<string> {
     this.saves++;
     return super.saveTable(table);

@@ -21,8 +21,16 @@ export class DryRunIptables implements IptablesInterface {
   ) {}
 
   async restore(payload: string, options: RestoreOptions): Promise<void> {
+    this.restoreWith(() => this.tables.restore(payload, { noFlush: options.noFlush }));
+  }
+
+  async restoreChunks(chunks: readonly Uint8Array[], options: RestoreOptions): Promise<void> {
+    this.restoreWith(() => this.tables.restoreChunks(chunks, { noFlush: options.noFlush }));
+  }
+
+  private restoreWith(apply: () => void): void {
     try {
-      this.tables.restore(payload, { noFlush: options.noFlush });
+      apply();
     } catch (err) {
       if (err instanceof InMemoryRestoreError) {
         throw new IptablesRestoreError(`dry-run iptables-restore failed: ${err.message}`, 1, err.message, err.line);

@@ -62,6 +62,36 @@ describe('InMemoryTables', () => {
     expect(t.rules('nat', 'KUBE-SEP-SXIVWICOYRO3J4NJ')).toHaveLength(2);
   });
 
+  it('restoreChunks gives the same tables as restore, wherever the chunks split the text', () => {
+    const whole = new InMemoryTables();
+    whole.restore(FULL_PAYLOAD, { noFlush: true });
+    const bytes = Buffer.from(FULL_PAYLOAD, 'latin1');
+    for (const size of [1, 7, 64, bytes.length]) {
+      const chunks: Uint8Array[] = [];
+      for (let at = 0; at < bytes.length; at += size) chunks.push(bytes.subarray(at, at + size));
+      const chunked = new InMemoryTables();
+      chunked.restoreChunks(chunks, { noFlush: true });
+      expect(chunked.saveAll()).toBe(whole.saveAll());
+    }
+  });
+
+  it('restoreChunks blames the same line as restore', () => {
+    const bad = '*nat\n:KUBE-X - [0:0]\n-A KUBE-X -j NOWHERE\nCOMMIT\n';
+    const chunks = [Buffer.from(bad.slice(0, 20), 'latin1'), Buffer.from(bad.slice(20), 'latin1')];
+    expect(() => new InMemoryTables().restoreChunks(chunks, { noFlush: true })).toThrow(expect.objectContaining({ line: 3 }));
+    expect(() => new InMemoryTables().restoreChunks([Buffer.from('*nat\n')], { noFlush: true })).toThrow(expect.objectContaining({ line: 2 }));
+  });
+
+  it('saveTo hands over the saveAll text in pieces that end at line ends', () => {
+    const t = new InMemoryTables();
+    t.restore(FULL_PAYLOAD, { noFlush: true });
+    const pieces: string[] = [];
+    t.saveTo((p) => pieces.push(p), ['filter', 'nat'], 100);
+    expect(pieces.length).toBeGreaterThan(3);
+    for (const p of pieces) expect(p.endsWith('\n')).toBe(true);
+    expect(pieces.join('')).toBe(t.saveAll(['filter', 'nat']));
+  });
+
   it('with --noflush, a chain line flushes that chain and leaves other chains and built-in rules alone', () => {
     const t = new InMemoryTables();
     t.ensureChain('nat', 'KUBE-SERVICES');

@@ -106,6 +106,18 @@ function makeRule(args: readonly string[], text?: string): InMemoryRule {
   return { text: text ?? joinArgs(args), target: ruleTarget(args)?.target };
 }
 
+/** The '\n'-separated lines of latin1 text given as chunks, as `text.split('\n')` would give them. */
+function* linesOfChunks(chunks: readonly Uint8Array[]): Generator<string> {
+  let carry = '';
+  for (const chunk of chunks) {
+    const parts = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1').split('\n');
+    parts[0] = carry + parts[0];
+    carry = parts.pop() as string;
+    yield* parts;
+  }
+  yield carry;
+}
+
 /** Strips a leading `[packets:bytes]` counter (iptables-restore --counters / iptables-save -c form). */
 function stripCounters(line: string): string {
   return line.replace(/^\[\d+:\d+\]\s+/, '');
@@ -138,12 +150,27 @@ export class InMemoryTables {
    * iptables-restore).
    */
   restore(payload: string, options: InMemoryRestoreOptions): void {
+    this.restoreLines(payload.split('\n'), options);
+  }
+
+  /**
+   * restore() over the payload as byte chunks (latin1/ASCII text, split anywhere, even inside a
+   * line), decoded one chunk at a time: the whole payload never exists as one string. The dry run
+   * of a 10k-service node hands its ~18 MB payload over this way.
+   */
+  restoreChunks(chunks: readonly Uint8Array[], options: InMemoryRestoreOptions): void {
+    this.restoreLines(linesOfChunks(chunks), options);
+  }
+
+  /** The lines of a payload (split at '\n'; the last is '' when the payload ends with a newline). */
+  private restoreLines(lines: Iterable<string>, options: InMemoryRestoreOptions): void {
     const validateTargets = options.validateTargets ?? true;
-    const lines = payload.split('\n');
+    let last = '';
     let current: { name: string; state: TableState } | undefined;
     let lineNo = 0;
     for (const raw of lines) {
       lineNo++;
+      last = raw;
       // What iptables-restore would silently read differently from the text: refused, so that the
       // model (and --dry-run output) never shows rules the kernel would not get.
       if (raw.includes('\0')) throw new InMemoryRestoreError('line contains a NUL byte (iptables-restore would drop the rest of the line)', lineNo);
@@ -179,7 +206,7 @@ export class InMemoryTables {
     }
     if (current) {
       // iptables-restore: "COMMIT expected at line N" (N = one past the last line).
-      throw new InMemoryRestoreError('COMMIT expected', lineNo + (payload.endsWith('\n') ? 0 : 1));
+      throw new InMemoryRestoreError('COMMIT expected', lineNo + (last === '' ? 0 : 1));
     }
   }
 
@@ -270,19 +297,7 @@ export class InMemoryTables {
 
   /** iptables-save-like text of one table ("" when the table does not exist), counters as [0:0]. */
   save(table: string): string {
-    const state = this.tables.get(table);
-    if (!state) return '';
-    const out: string[] = [`*${table}`];
-    const order = this.orderedChains(table, state);
-    for (const name of order) {
-      const c = state.get(name) as ChainState;
-      out.push(`:${name} ${c.builtin ? c.policy : '-'} [0:0]`);
-    }
-    for (const name of order) {
-      for (const rule of (state.get(name) as ChainState).rules) out.push(rule.text === '' ? `-A ${name}` : `-A ${name} ${rule.text}`);
-    }
-    out.push('COMMIT');
-    return `${out.join('\n')}\n`;
+    return this.saveAll([table]);
   }
 
   /**
@@ -290,8 +305,48 @@ export class InMemoryTables {
    * iptables-save order). Tables that do not exist are skipped.
    */
   saveAll(tables?: readonly string[]): string {
-    const wanted = tables ?? this.tableNames();
-    return wanted.map((t) => this.save(t)).join('');
+    const pieces: string[] = [];
+    this.saveTo((piece) => pieces.push(piece), tables);
+    return pieces.join('');
+  }
+
+  /**
+   * The same text as saveAll, handed to `write` in pieces of about `pieceChars` characters that end
+   * at line ends. The dry run prints a 10k-service table (~16 MB) this way: one joined string, its
+   * line array and the stream's copy of it were ~50 MB at the process's memory high-water mark.
+   */
+  saveTo(write: (piece: string) => void, tables?: readonly string[], pieceChars = 1 << 18): void {
+    for (const piece of this.savePieces(tables, pieceChars)) write(piece);
+  }
+
+  /** saveTo as a lazy sequence: each piece is built when asked for (the dry run waits for stdout between pieces). */
+  *savePieces(tables?: readonly string[], pieceChars = 1 << 18): Generator<string> {
+    let piece = '';
+    for (const table of tables ?? this.tableNames()) {
+      const state = this.tables.get(table);
+      if (!state) continue;
+      piece += `*${table}\n`;
+      const order = this.orderedChains(table, state);
+      for (const name of order) {
+        const c = state.get(name) as ChainState;
+        piece += `:${name} ${c.builtin ? c.policy : '-'} [0:0]\n`;
+        if (piece.length >= pieceChars) {
+          yield piece;
+          piece = '';
+        }
+      }
+      for (const name of order) {
+        for (const rule of (state.get(name) as ChainState).rules) {
+          piece += rule.text === '' ? `-A ${name}\n` : `-A ${name} ${rule.text}\n`;
+          if (piece.length >= pieceChars) {
+            yield piece;
+            piece = '';
+          }
+        }
+      }
+      piece += 'COMMIT\n';
+    }
+    if (piece !== '') yield piece;
   }
 
   /** Forgets a whole table (as if it never existed). */
