@@ -36,18 +36,24 @@ export interface PeakRun {
   readonly wallMs: number;
   readonly exitCode: number | null;
   readonly stdoutBytes: number;
+  /** The whole stdout, with `keepStdout` (kept as chunks outside the measured process). */
+  readonly stdout?: Buffer;
   readonly stderr: string;
 }
 
-/** Runs `cmd args` to completion under GNU time (bounded by `timeoutMs`); stdout is counted, not kept. */
-export function runMeasuringPeak(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<PeakRun> {
+/** Runs `cmd args` to completion under GNU time (bounded by `timeoutMs`); stdout is counted, and kept with `keepStdout`. */
+export function runMeasuringPeak(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs: number; keepStdout?: boolean }): Promise<PeakRun> {
   if (!existsSync(GNU_TIME)) throw new Error(`${GNU_TIME} is missing (Debian package "time")`);
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(GNU_TIME, ['-v', cmd, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env });
     let stdoutBytes = 0;
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdoutBytes += d.length));
+    const kept: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => {
+      stdoutBytes += d.length;
+      if (opts.keepStdout) kept.push(d);
+    });
     child.stderr.on('data', (d: Buffer) => {
       if (stderr.length < 1_000_000) stderr += d.toString('utf8');
     });
@@ -60,7 +66,7 @@ export function runMeasuringPeak(cmd: string, args: readonly string[], opts: { e
       clearTimeout(timer);
       const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
       if (!m) return reject(new Error(`no peak RSS in GNU time's report (exit ${code}):\n${stderr.slice(-3000)}`));
-      resolve({ peakRssKiB: Number(m[1]), wallMs: Date.now() - started, exitCode: code, stdoutBytes, stderr });
+      resolve({ peakRssKiB: Number(m[1]), wallMs: Date.now() - started, exitCode: code, stdoutBytes, ...(opts.keepStdout ? { stdout: Buffer.concat(kept) } : {}), stderr });
     });
   });
 }
