@@ -450,7 +450,7 @@ export class IptablesProxier extends ProxierBase {
     try {
       // NOTE: --noflush so that non-kubernetes chains in the tables are left alone.
       // The chunks when the runner takes them: no joined copy of an ~18 MB payload at 10k services.
-      const restoreOptions = { noFlush: true, counters: true };
+      const restoreOptions = { noFlush: true, counters: true, wholeTables: doFullSync };
       if (this.iptables.restoreChunks) await this.iptables.restoreChunks(result.payloadChunks, restoreOptions);
       else await this.iptables.restore(result.payload, restoreOptions);
       this.nftScale.afterRestore(restoreRules, this.clock.now() - restoreStart);

@@ -9,10 +9,10 @@ describe('NftScaleWarning', () => {
     const w = new NftScaleWarning(TEST_HOST, false, logger);
     w.beforeRestore(NFT_LARGE_RESTORE_RULES);
     expect(warnings(logger)).toEqual([]);
-    w.beforeRestore(230_022);
-    w.beforeRestore(230_022);
+    w.beforeRestore(510_022);
+    w.beforeRestore(510_022);
     expect(warnings(logger)).toHaveLength(1);
-    expect(warnings(logger)[0]).toMatch(/^iptables 1\.8\.9 \(nft\) loads large rulesets very slowly: this restore has 230022 rules/);
+    expect(warnings(logger)[0]).toMatch(/^iptables 1\.8\.9 \(nft\) loads large rulesets very slowly: this restore has 510022 rules/);
     expect(warnings(logger)[0]).toContain('iptables-legacy');
   });
 

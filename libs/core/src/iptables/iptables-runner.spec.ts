@@ -47,6 +47,30 @@ describe('Iptables', () => {
     await expect(make(exec).restoreChunks([Buffer.from('*nat\n-A BAD\nCOMMIT\n')], { noFlush: true })).rejects.toMatchObject({ line: 2 });
   });
 
+  it('a whole-tables restore on iptables-nft opens each table with -S and discards its listing', async () => {
+    const exec = new FakeCommandExecutor().setDefault({});
+    await make(exec).restoreChunks([Buffer.from('*filter\nCOMMIT\n*nat\n:KUBE-X - [0:0]\nCOMMIT\n')], { noFlush: true, counters: true, wholeTables: true });
+    const options = exec.calls[0]!.options;
+    expect(Buffer.concat(options.input as Uint8Array[]).toString('latin1')).toBe('*filter\n-S\nCOMMIT\n*nat\n-S\n:KUBE-X - [0:0]\nCOMMIT\n');
+    expect(options.discardStdout).toBe(true);
+  });
+
+  it('partial restores on iptables-nft and every restore on iptables-legacy go as written', async () => {
+    const exec = new FakeCommandExecutor().setDefault({});
+    await make(exec).restore('*nat\nCOMMIT\n', { noFlush: true, counters: true, wholeTables: false });
+    const legacy = new Iptables({ family: 'IPv4', variant: 'legacy', executor: exec, logger: nullLogger });
+    await legacy.restore('*nat\nCOMMIT\n', { noFlush: true, counters: true, wholeTables: true });
+    expect(exec.calls.map((c) => c.options.input)).toEqual(['*nat\nCOMMIT\n', '*nat\nCOMMIT\n']);
+    expect(exec.calls.map((c) => c.options.discardStdout)).toEqual([undefined, undefined]);
+  });
+
+  it('a hinted restore blames the line of the payload as written', async () => {
+    const exec = new FakeCommandExecutor().setDefault({ exitCode: 1, stderr: 'iptables-nft-restore: line 7 failed\n' });
+    // Hinted: *filter, -S, COMMIT, *nat, -S, :KUBE-X, -A KUBE-X -j NOWHERE (line 7) = line 5 as written.
+    const payload = '*filter\nCOMMIT\n*nat\n:KUBE-X - [0:0]\n-A KUBE-X -j NOWHERE\nCOMMIT\n';
+    await expect(make(exec).restore(payload, { noFlush: true, counters: true, wholeTables: true })).rejects.toMatchObject({ line: 5 });
+  });
+
   it('restore failures carry the line iptables blamed', async () => {
     const exec = new FakeCommandExecutor().setDefault({
       exitCode: 1,

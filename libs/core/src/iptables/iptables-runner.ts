@@ -2,6 +2,7 @@ import type { IptablesVariant } from '../capabilities/types.js';
 import type { IPFamily } from '../model/protocol.js';
 import type { CommandExecutor, CommandResult } from '../ports/command-executor.js';
 import type { Logger } from '../ports/logger.js';
+import { lineBeforeHint, withNftCacheHint } from './nft-restore-cache-hint.js';
 import { IptablesError, IptablesRestoreError, parseRestoreErrorLine } from './errors.js';
 import { joinArgs, ruleTarget } from './rule-text.js';
 import type { IptablesInterface, RestoreOptions, RulePosition, RuleSpec, Table } from './types.js';
@@ -83,14 +84,19 @@ export class Iptables implements IptablesInterface {
     const args = [...WAIT_ARGS];
     if (options.noFlush) args.push('--noflush');
     if (options.counters) args.push('--counters');
-    const result = await this.exec(this.binaries.restore, args, { input: payload });
+    // iptables-nft: a full sync's tables each open with `-S` (nft-restore-cache-hint.ts); its
+    // listing of the existing table is not wanted (17 MB at 10k services), so stdout is discarded.
+    const hinted = this.variant === 'nft' && options.wholeTables === true;
+    const input = hinted ? withNftCacheHint(typeof payload === 'string' ? [Buffer.from(payload, 'latin1')] : payload) : payload;
+    const result = await this.exec(this.binaries.restore, args, { input, ...(hinted ? { discardStdout: true } : {}) });
     if (result.exitCode !== 0) {
       const output = outputOf(result);
+      const line = parseRestoreErrorLine(output);
       throw new IptablesRestoreError(
         `${this.binaries.restore} failed (exit ${String(result.exitCode)}): ${output}`,
         result.exitCode,
         output,
-        parseRestoreErrorLine(output),
+        hinted && line !== undefined ? lineBeforeHint(input as Uint8Array[], line) : line,
       );
     }
   }
@@ -211,7 +217,7 @@ export class Iptables implements IptablesInterface {
   private exec(
     command: string,
     args: readonly string[],
-    options: { input?: string | readonly Uint8Array[]; timeoutMs?: number } = {},
+    options: { input?: string | readonly Uint8Array[]; timeoutMs?: number; discardStdout?: boolean } = {},
   ): Promise<CommandResult> {
     const run = async (): Promise<CommandResult> => {
       const [cmd, fullArgs] =
@@ -219,6 +225,7 @@ export class Iptables implements IptablesInterface {
       this.logger.debug('Running iptables', { command: cmd, args: fullArgs });
       return this.executor.run(cmd, fullArgs, {
         ...(options.input !== undefined ? { input: options.input } : {}),
+        ...(options.discardStdout ? { discardStdout: true } : {}),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(this.env ? { env: this.env } : {}),
       });

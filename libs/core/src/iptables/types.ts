@@ -17,6 +17,11 @@ export interface RestoreOptions {
   readonly noFlush: boolean;
   /** `--counters`: keep the `[packets:bytes]` given in the payload. */
   readonly counters: boolean;
+  /**
+   * The payload writes every chain of its tables (a full sync). iptables-nft then gets a `-S` first
+   * in each table, which makes its restore of a big payload linear (see nft-restore-cache-hint.ts).
+   */
+  readonly wholeTables?: boolean;
 }
 
 /**

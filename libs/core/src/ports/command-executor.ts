@@ -15,6 +15,8 @@ export interface CommandOptions {
    */
   readonly input?: string | readonly Uint8Array[];
   readonly timeoutMs?: number;
+  /** Send the child's stdout nowhere (result.stdout is ""): for tools whose stdout nobody reads. */
+  readonly discardStdout?: boolean;
   readonly env?: Readonly<Record<string, string>>;
 }
 

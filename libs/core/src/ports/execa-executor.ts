@@ -55,6 +55,7 @@ export class ExecaCommandExecutor implements CommandExecutor {
       stripFinalNewline: false,
       shell: false,
       ...stdinOf(options.input),
+      ...(options.discardStdout ? { stdout: 'ignore' as const } : {}),
       ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
       ...(options.env !== undefined ? { env: { ...options.env }, extendEnv: true } : {}),
     });
