@@ -119,7 +119,7 @@ async function measure(n: number, variants: Variant[], nftMax: number): Promise<
     if (variant === 'nft' && n > nftMax) continue;
     const ns = await RestoreNamespace.create(`kp-bench-${process.pid}-${variant}`, variant);
     try {
-      const fullMs = await ns.restore(fullPayload);
+      const fullMs = await ns.restore(fullPayload, { wholeTables: true });
       // A full load the kernel tool could not finish leaves nothing to apply a partial sync on.
       const partialMs = fullMs === null ? null : await ns.restore(partialPayload);
       if (fullMs !== null) {

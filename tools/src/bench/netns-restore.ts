@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { withNftCacheHint } from '@kube-proxy/core';
 
 export type Variant = 'legacy' | 'nft';
 
@@ -53,10 +54,15 @@ export class RestoreNamespace {
     return new RestoreNamespace(name, variant);
   }
 
-  /** Loads a payload the way the proxier does; resolves with the wall time in ms, or null past RESTORE_LIMIT_MS. */
-  async restore(payload: Buffer): Promise<number | null> {
+  /**
+   * Loads a payload the way the proxier does (a full sync's `wholeTables` payload on iptables-nft
+   * opens each table with `-S`, as core's runner writes it); resolves with the wall time in ms, or
+   * null past RESTORE_LIMIT_MS.
+   */
+  async restore(payload: Buffer, opts: { wholeTables?: boolean } = {}): Promise<number | null> {
+    const input = this.variant === 'nft' && opts.wholeTables ? Buffer.concat(withNftCacheHint([payload])) : payload;
     const started = process.hrtime.bigint();
-    const r = await run('ip', ['netns', 'exec', this.name, `iptables-${this.variant}-restore`, '-w', '5', '--noflush', '--counters'], payload, this.env);
+    const r = await run('ip', ['netns', 'exec', this.name, `iptables-${this.variant}-restore`, '-w', '5', '--noflush', '--counters'], input, this.env);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     if (r.timedOut) return null;
     if (r.code !== 0) throw new Error(`iptables-${this.variant}-restore failed in ${this.name}: ${r.stderr.trim().slice(0, 500)}`);

@@ -4,6 +4,7 @@
  * cannot import each other.
  */
 export { Iptables, iptablesBinaries, WAIT_ARGS } from './iptables-runner.js';
+export { lineBeforeHint, NFT_CACHE_HINT_LINE, withNftCacheHint } from './nft-restore-cache-hint.js';
 export type { IptablesBinaries, IptablesOptions } from './iptables-runner.js';
 export type { IptablesInterface, RestoreOptions, RulePosition, RuleSpec, Table } from './types.js';
 export {
