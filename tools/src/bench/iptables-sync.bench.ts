@@ -11,10 +11,12 @@
  * Usage: node tools/dist/bench/iptables-sync.bench.js [--sizes=1000,10000] [--variants=legacy,nft]
  *                                                     [--nft-max=10000]
  */
-import { ProxyState, nullLogger, type AppliedChanges } from '@kube-proxy/core';
-import { AppliedChainMemo, ChainNameCache, renderRuleset, type RenderOptions } from '@kube-proxy/backend-iptables';
+import type { AppliedChanges } from '@kube-proxy/core';
+import { AppliedChainMemo, ChainNameCache, renderRuleset } from '@kube-proxy/backend-iptables';
 import { RESTORE_LIMIT_MS, RestoreNamespace, type Variant } from './netns-restore.js';
 import { scaleCluster, sliceOf } from './scale-cluster.js';
+import { BENCH_RENDER_OPTIONS } from './bench-render-options.js';
+import { loadedState } from './bench-state.js';
 
 const ENDPOINTS_PER_SERVICE = 5;
 
@@ -28,18 +30,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const fmt = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(1)} ms`);
 const fmtApply = (x: number | null | undefined) => (x === undefined ? '–' : x === null ? `> ${RESTORE_LIMIT_MS / 60_000} min (killed)` : fmt(x));
 
-const OPTIONS: RenderOptions = {
-  family: 'IPv4',
-  nodeName: 'node-0',
-  nodeIP: '192.168.0.10',
-  masqueradeBit: 14,
-  masqueradeAll: false,
-  localhostNodePorts: true,
-  randomFully: true,
-  localDetector: { kind: 'cidr', cidr: '10.128.0.0/9' },
-  nodePortAddresses: { all: true },
-  nodeLabels: {},
-};
+const OPTIONS = BENCH_RENDER_OPTIONS;
 
 function changedServices(applied: AppliedChanges): Set<string> {
   return new Set([...applied.services.updatedServices, ...applied.endpoints.updatedServices]);
@@ -60,12 +51,7 @@ async function measure(n: number, variants: Variant[], nftMax: number): Promise<
   const cluster = scaleCluster(n, ENDPOINTS_PER_SERVICE);
 
   let t = process.hrtime.bigint();
-  const state = new ProxyState({ family: 'IPv4', nodeName: 'node-0', logger: nullLogger, onChange: () => undefined });
-  for (const s of cluster.services) state.onServiceAdd(s);
-  for (const s of cluster.slices) state.onEndpointSliceAdd(s);
-  state.onServicesSynced();
-  state.onEndpointSlicesSynced();
-  state.applyPendingChanges();
+  const state = loadedState(cluster);
   const computeMs = ms(t);
 
   const names = new ChainNameCache();

@@ -33,27 +33,17 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProxyState, nullLogger } from '@kube-proxy/core';
-import { AppliedChainMemo, ChainNameCache, renderRuleset, type RenderOptions } from '@kube-proxy/backend-iptables';
+import { AppliedChainMemo, ChainNameCache, renderRuleset } from '@kube-proxy/backend-iptables';
 import { scaleCluster, sliceOf } from './scale-cluster.js';
+import { BENCH_RENDER_OPTIONS } from './bench-render-options.js';
+import { loadedState } from './bench-state.js';
 
 const ENDPOINTS_PER_SERVICE = 5;
 const FEW_CHAINS = 16;
 /** Chains a service's own rules live in; every other chain is top-level and shared. */
 const PER_SERVICE = /^KUBE-(SVC|SEP|EXT|FW|SVL|XLB)-/;
 
-const OPTIONS: RenderOptions = {
-  family: 'IPv4',
-  nodeName: 'node-0',
-  nodeIP: '192.168.0.10',
-  masqueradeBit: 14,
-  masqueradeAll: false,
-  localhostNodePorts: true,
-  randomFully: true,
-  localDetector: { kind: 'cidr', cidr: '10.128.0.0/9' },
-  nodePortAddresses: { all: true },
-  nodeLabels: {},
-};
+const OPTIONS = BENCH_RENDER_OPTIONS;
 
 function arg(name: string, fallback: string): string {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -194,12 +184,7 @@ function batches(text: string, k: number, marker: string): string[] {
 
 function render(n: number): { full: string; partial: string } {
   const cluster = scaleCluster(n, ENDPOINTS_PER_SERVICE);
-  const state = new ProxyState({ family: 'IPv4', nodeName: 'node-0', logger: nullLogger, onChange: () => undefined });
-  for (const s of cluster.services) state.onServiceAdd(s);
-  for (const s of cluster.slices) state.onEndpointSliceAdd(s);
-  state.onServicesSynced();
-  state.onEndpointSlicesSynced();
-  state.applyPendingChanges();
+  const state = loadedState(cluster);
   const names = new ChainNameCache();
   const memo = new AppliedChainMemo();
   const first = renderRuleset(

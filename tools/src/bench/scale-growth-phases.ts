@@ -20,22 +20,12 @@ import { ProxyState, nullLogger, type EndpointSliceHandler, type NodeHandler, ty
 import { AppliedChainMemo, ChainNameCache, renderRuleset, type RenderOptions, type RenderResult } from '@kube-proxy/backend-iptables';
 import type { RestoreNamespace } from './netns-restore.js';
 import type { HandlerAdapterLike, ProxySourceModules, SourceHandlers } from './proxy-source-modules.js';
+import { BENCH_RENDER_OPTIONS } from './bench-render-options.js';
 
 export const NODE_NAME = 'node-0';
 
 /** The iptables options of an IPv4 node in the cluster scale-cluster.ts describes (as iptables-sync.bench.ts). */
-export const RENDER_OPTIONS: RenderOptions = {
-  family: 'IPv4',
-  nodeName: NODE_NAME,
-  nodeIP: '192.168.0.10',
-  masqueradeBit: 14,
-  masqueradeAll: false,
-  localhostNodePorts: true,
-  randomFully: true,
-  localDetector: { kind: 'cidr', cidr: '10.128.0.0/9' },
-  nodePortAddresses: { all: true },
-  nodeLabels: {},
-};
+export const RENDER_OPTIONS: RenderOptions = BENCH_RENDER_OPTIONS;
 
 export type DecodedList<T extends KubernetesObject> = KubernetesListObject<T>;
 

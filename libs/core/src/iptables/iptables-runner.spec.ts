@@ -44,7 +44,7 @@ describe('Iptables', () => {
 
   it('restoreChunks failures carry the line iptables blamed, as restore', async () => {
     const exec = new FakeCommandExecutor().setDefault({ exitCode: 1, stderr: 'iptables-restore: line 2 failed\n' });
-    await expect(make(exec).restoreChunks([Buffer.from('*nat\n-A BAD\nCOMMIT\n')], { noFlush: true })).rejects.toMatchObject({ line: 2 });
+    await expect(make(exec).restoreChunks([Buffer.from('*nat\n-A BAD\nCOMMIT\n')], { noFlush: true, counters: true })).rejects.toMatchObject({ line: 2 });
   });
 
   it('a whole-tables restore on iptables-nft opens each table with -S and discards its listing', async () => {
