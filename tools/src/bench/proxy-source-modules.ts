@@ -5,7 +5,7 @@
  * tests), so they are imported from apps/proxy/dist at run time, with the shapes used here
  * declared locally and checked on load: build the app first (the nx target does).
  */
-import type { KubernetesObject, V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject, V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import type { EndpointSliceHandler, Logger, NodeHandler, ServiceHandler } from '@kube-proxy/core';
 
 /** apps/proxy/src/sources/api/handler-adapter.ts ObjectHandler. */
@@ -35,6 +35,7 @@ export interface SourceHandlers {
 
 export interface ProxySourceModules {
   trimObject<T extends KubernetesObject>(obj: T, kind: string): T;
+  withTypeMeta<T extends KubernetesObject>(list: KubernetesListObject<T>): T[];
   HandlerAdapter: new <T extends KubernetesObject>(kind: string, logger: Logger) => HandlerAdapterLike<T>;
   serviceHandler(h: ServiceHandler): ObjectHandler<V1Service>;
   endpointSliceHandler(h: EndpointSliceHandler): ObjectHandler<V1EndpointSlice>;
@@ -58,7 +59,7 @@ async function load(path: string, names: readonly string[]): Promise<Record<stri
 
 export async function loadProxySource(): Promise<ProxySourceModules> {
   const [trim, adapter, handlers, validation] = await Promise.all([
-    load('api/trim-object.js', ['trimObject']),
+    load('api/trim-object.js', ['trimObject', 'withTypeMeta']),
     load('api/handler-adapter.js', ['HandlerAdapter']),
     load('api/resource-handlers.js', ['serviceHandler', 'endpointSliceHandler', 'nodeHandler']),
     load('validating-handlers.js', ['ObjectValidation']),

@@ -31,18 +31,12 @@ export type DecodedList<T extends KubernetesObject> = KubernetesListObject<T>;
 
 /**
  * One list response as ResourceInformer.fetchList hands it to ListWatch: KubeApi.request's
- * `JSON.parse(text)` of the concatenated body, then resource-informer.ts's withTypeMeta (items get
- * the List's apiVersion/kind, as watch events carry them) with trimObject on every item. withTypeMeta
- * is private to that module, so its two lines are mirrored here; trimObject is the app's own.
+ * `JSON.parse(text)` of the concatenated body, then the app's withTypeMeta (items get the List's
+ * apiVersion/kind, as watch events carry them, and are trimmed with trimObject).
  */
-export function decodeList<T extends KubernetesObject>(body: Buffer, source: Pick<ProxySourceModules, 'trimObject'>): DecodedList<T> {
+export function decodeList<T extends KubernetesObject>(body: Buffer, source: Pick<ProxySourceModules, 'withTypeMeta'>): DecodedList<T> {
   const list = JSON.parse(body.toString('utf8')) as DecodedList<T>;
-  const items = Array.isArray(list.items) ? list.items : [];
-  const kind = list.kind?.endsWith('List') ? list.kind.slice(0, -'List'.length) : undefined;
-  const typed = kind
-    ? items.map((i) => source.trimObject(i.kind ? i : ({ apiVersion: list.apiVersion, kind, ...i } as T), i.kind ?? kind))
-    : items.map((i) => source.trimObject(i, i.kind ?? ''));
-  return { ...list, items: typed };
+  return { ...list, items: source.withTypeMeta(list) };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Logger } from '@kube-proxy/core';
 import { Backoff, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { InformerWatch } from './informer-watch.js';
 import type { KubeClient } from './kube-client.js';
-import { trimObject } from './trim-object.js';
+import { withTypeMeta } from './trim-object.js';
 
 /** What an informer reports, in order. `update` carries only the new object (client-node's model). */
 export interface InformerEvents<T> {
@@ -44,17 +44,6 @@ export interface ResourceInformerOptions {
   /** A watch silent this long past its server-side timeout is aborted and restarted. Default 60 s. */
   readonly watchStallGraceMs?: number;
   readonly now?: () => number;
-}
-
-/**
- * List items come without apiVersion/kind (the List carries them) while watch events include them;
- * handlers get the same shape from both paths. Items are trimmed to what the proxy reads (trim-object.ts).
- */
-function withTypeMeta<T extends KubernetesObject>(list: KubernetesListObject<T>): T[] {
-  const items = Array.isArray(list.items) ? list.items : [];
-  const kind = list.kind?.endsWith('List') ? list.kind.slice(0, -'List'.length) : undefined;
-  if (!kind) return items.map((i) => trimObject(i, i.kind ?? ''));
-  return items.map((i) => trimObject(i.kind ? i : { apiVersion: list.apiVersion, kind, ...i }, i.kind ?? kind));
 }
 
 function describe(err: unknown): string {

@@ -9,7 +9,7 @@
  * The object keeps its identity and resourceVersion, so the informer's update/delete/relist
  * semantics are untouched. Objects are trimmed in place: they were just decoded and are not shared.
  */
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 
 /** Metadata fields nothing in the proxy reads (the object-meta validation skips them too). */
 const UNUSED_METADATA = ['managedFields', 'ownerReferences', 'finalizers', 'generateName', 'selfLink', 'creationTimestamp', 'generation'] as const;
@@ -36,4 +36,15 @@ export function trimObject<T extends KubernetesObject>(obj: T, kind: string): T 
     if (Array.isArray(endpoints)) for (const ep of endpoints) if (isRecord(ep)) delete ep['targetRef'];
   }
   return obj;
+}
+
+/**
+ * List items come without apiVersion/kind (the List carries them) while watch events include them;
+ * handlers get the same shape from both paths. Items are trimmed to what the proxy reads (trimObject above).
+ */
+export function withTypeMeta<T extends KubernetesObject>(list: KubernetesListObject<T>): T[] {
+  const items = Array.isArray(list.items) ? list.items : [];
+  const kind = list.kind?.endsWith('List') ? list.kind.slice(0, -'List'.length) : undefined;
+  if (!kind) return items.map((i) => trimObject(i, i.kind ?? ''));
+  return items.map((i) => trimObject(i.kind ? i : { apiVersion: list.apiVersion, kind, ...i }, i.kind ?? kind));
 }
