@@ -82,11 +82,10 @@ describe('InMemoryTables', () => {
     expect(() => new InMemoryTables().restoreChunks([Buffer.from('*nat\n')], { noFlush: true })).toThrow(expect.objectContaining({ line: 2 }));
   });
 
-  it('saveTo hands over the saveAll text in pieces that end at line ends', () => {
+  it('savePieces gives the saveAll text in pieces that end at line ends', () => {
     const t = new InMemoryTables();
     t.restore(FULL_PAYLOAD, { noFlush: true });
-    const pieces: string[] = [];
-    t.saveTo((p) => pieces.push(p), ['filter', 'nat'], 100);
+    const pieces = [...t.savePieces(['filter', 'nat'], 100)];
     expect(pieces.length).toBeGreaterThan(3);
     for (const p of pieces) expect(p.endsWith('\n')).toBe(true);
     expect(pieces.join('')).toBe(t.saveAll(['filter', 'nat']));

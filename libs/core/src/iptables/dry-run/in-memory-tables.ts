@@ -305,21 +305,14 @@ export class InMemoryTables {
    * iptables-save order). Tables that do not exist are skipped.
    */
   saveAll(tables?: readonly string[]): string {
-    const pieces: string[] = [];
-    this.saveTo((piece) => pieces.push(piece), tables);
-    return pieces.join('');
+    return [...this.savePieces(tables)].join('');
   }
 
   /**
-   * The same text as saveAll, handed to `write` in pieces of about `pieceChars` characters that end
-   * at line ends. The dry run prints a 10k-service table (~16 MB) this way: one joined string, its
-   * line array and the stream's copy of it were ~50 MB at the process's memory high-water mark.
+   * The same text as saveAll in pieces of about `pieceChars` characters that end at line ends, each
+   * built when asked for: the dry run prints a 10k-service table (~16 MB) this way, waiting for stdout
+   * between pieces (one joined string, its line array and the stream's copy were ~50 MB at its peak).
    */
-  saveTo(write: (piece: string) => void, tables?: readonly string[], pieceChars = 1 << 18): void {
-    for (const piece of this.savePieces(tables, pieceChars)) write(piece);
-  }
-
-  /** saveTo as a lazy sequence: each piece is built when asked for (the dry run waits for stdout between pieces). */
   *savePieces(tables?: readonly string[], pieceChars = 1 << 18): Generator<string> {
     let piece = '';
     for (const table of tables ?? this.tableNames()) {
