@@ -29,3 +29,12 @@ export interface NodeHandler {
   onNodeDelete(node: V1Node): void;
   onNodeSynced(): void;
 }
+
+/**
+ * Receives the cluster's Service CIDRs (networking.k8s.io/v1 ServiceCIDR): every time the set changes,
+ * the complete list of the CIDRs of all ServiceCIDR objects, both families, as upstream's
+ * ServiceCIDRConfig hands it to OnServiceCIDRsChanged.
+ */
+export interface ServiceCIDRHandler {
+  onServiceCIDRsChanged(cidrs: readonly string[]): void;
+}

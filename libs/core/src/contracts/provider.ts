@@ -15,6 +15,11 @@ export interface Provider extends ServiceHandler, EndpointSliceHandler, NodeHand
    * Resolves after the first successful sync (used by --once). Rejects if the provider is stopped first.
    */
   firstSync(): Promise<void>;
+  /**
+   * ServiceCIDRHandler. Optional so that plugins written against the first version of this contract
+   * still type-check; the host app watches ServiceCIDRs only for a provider that has it.
+   */
+  onServiceCIDRsChanged?(cidrs: readonly string[]): void;
 }
 
 export const PROVIDER = Symbol.for('kube-proxy.Provider');

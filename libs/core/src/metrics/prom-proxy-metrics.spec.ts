@@ -131,7 +131,18 @@ describe('PromProxyMetrics', () => {
     const nft = new PromProxyMetrics({ mode: 'nftables', defaultMetrics: false });
     exercise(nft); // calls for unexported metrics are accepted and ignored
     const nftNames = [...(await series(nft)).keys()];
-    for (const n of iptablesOnly) expect(nftNames).not.toContain(n);
+    // nftables mode has the full/partial latencies too, and its own failure counters (upstream's
+    // RegisterMetrics for ProxyModeNFTables).
+    const sharedWithNftables = ['kubeproxy_sync_full_proxy_rules_duration_seconds', 'kubeproxy_sync_partial_proxy_rules_duration_seconds'];
+    for (const n of iptablesOnly) if (!sharedWithNftables.includes(n)) expect(nftNames).not.toContain(n);
+    for (const n of sharedWithNftables) expect(nftNames).toContain(n);
+    nft.nftablesSyncFailed('IPv4');
+    nft.nftablesCleanupFailed('IPv6');
+    const text = await nft.registry.metrics();
+    expect(text).toContain('kubeproxy_sync_proxy_rules_nftables_sync_failures_total{ip_family="IPv4"} 1');
+    expect(text).toContain('kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total{ip_family="IPv6"} 1');
+    const iptablesNames = [...(await series(new PromProxyMetrics({ mode: 'iptables', defaultMetrics: false }))).keys()];
+    expect(iptablesNames).not.toContain('kubeproxy_sync_proxy_rules_nftables_sync_failures_total');
 
     const ipvs = new PromProxyMetrics({ mode: 'ipvs', defaultMetrics: false });
     const ipvsNames = [...(await series(ipvs)).keys()];

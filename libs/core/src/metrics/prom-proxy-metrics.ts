@@ -69,6 +69,8 @@ export class PromProxyMetrics implements ProxyMetrics {
     'Cumulative proxy iptables partial restore failures',
     FAMILY,
   );
+  private readonly nftablesSyncFailures = counter('sync_proxy_rules_nftables_sync_failures_total', 'Cumulative proxy nftables sync failures', FAMILY);
+  private readonly nftablesCleanupFailures = counter('sync_proxy_rules_nftables_cleanup_failures_total', 'Cumulative proxy nftables cleanup failures', FAMILY);
   private readonly rulesTotal = gauge('sync_proxy_rules_iptables_total', 'Total number of iptables rules owned by kube-proxy', ['ip_family', 'table']);
   private readonly rulesLast = gauge('sync_proxy_rules_iptables_last', 'Number of iptables rules written by kube-proxy in last sync', ['ip_family', 'table']);
   private readonly noLocal = gauge(
@@ -124,6 +126,8 @@ export class PromProxyMetrics implements ProxyMetrics {
         this.rulesTotal,
         this.rulesLast,
       );
+    } else if (options.mode === 'nftables') {
+      exported.push(this.syncFullLatency, this.syncPartialLatency, this.nftablesSyncFailures, this.nftablesCleanupFailures);
     } else if (options.mode === 'ipvs') {
       exported.push(this.restoreFailures);
     } else if (options.mode === 'userspace') {
@@ -212,6 +216,14 @@ export class PromProxyMetrics implements ProxyMetrics {
   iptablesRestoreFailed(family: IPFamily, partial: boolean): void {
     this.restoreFailures.inc({ ip_family: family });
     if (partial) this.partialRestoreFailures.inc({ ip_family: family });
+  }
+
+  nftablesSyncFailed(family: IPFamily): void {
+    this.nftablesSyncFailures.inc({ ip_family: family });
+  }
+
+  nftablesCleanupFailed(family: IPFamily): void {
+    this.nftablesCleanupFailures.inc({ ip_family: family });
   }
 
   iptablesRules(family: IPFamily, table: IptablesTable, counts: { readonly total: number; readonly last: number }): void {

@@ -56,6 +56,10 @@ export interface ProxyMetrics {
 
   /** sync_proxy_rules_iptables_restore_failures_total, and the partial_ one when `partial`. */
   iptablesRestoreFailed(family: IPFamily, partial: boolean): void;
+  /** sync_proxy_rules_nftables_sync_failures_total: an nftables sync transaction failed. */
+  nftablesSyncFailed(family: IPFamily): void;
+  /** sync_proxy_rules_nftables_cleanup_failures_total: deleting stale nftables chains failed. */
+  nftablesCleanupFailed(family: IPFamily): void;
   /** sync_proxy_rules_iptables_total (`total`: owned now) and _iptables_last (`last`: written by the last sync). */
   iptablesRules(family: IPFamily, table: IptablesTable, counts: { readonly total: number; readonly last: number }): void;
 

@@ -76,4 +76,9 @@ export class DualStackProvider implements Provider {
   onNodeSynced(): void {
     for (const p of this.providers) p.onNodeSynced();
   }
+
+  /** Both families get the whole list (each keeps its own), as upstream's metaproxier. */
+  onServiceCIDRsChanged(cidrs: readonly string[]): void {
+    for (const p of this.providers) p.onServiceCIDRsChanged?.(cidrs);
+  }
 }

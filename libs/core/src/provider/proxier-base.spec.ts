@@ -7,12 +7,13 @@ import { ProxierBase } from './proxier-base.js';
 
 class TestProxier extends ProxierBase {
   syncs = 0;
+  readonly cidrsSeen: Array<readonly string[]> = [];
   stopsSeen = 0;
   loopPrepared = false;
   readonly nodeEvents: string[] = [];
   protected readonly runner: BoundedFrequencyRunner;
-  constructor(metrics?: ProxyMetrics, readonly clock = new FakeClock()) {
-    super({ mode: 'test', family: 'IPv4', nodeName: 'node-1', logger: nullLogger, observers: { metrics } });
+  constructor(metrics?: ProxyMetrics, readonly clock = new FakeClock(), family: 'IPv4' | 'IPv6' = 'IPv4') {
+    super({ mode: 'test', family, nodeName: 'node-1', logger: nullLogger, observers: { metrics } });
     this.runner = new BoundedFrequencyRunner({
       name: 'test',
       fn: async () => {
@@ -31,6 +32,9 @@ class TestProxier extends ProxierBase {
   }
   protected onStop(): void {
     this.stopsSeen++;
+  }
+  protected override serviceCIDRsChanged(): void {
+    this.cidrsSeen.push(this.serviceCIDRs);
   }
   protected override nodeEvent(node: V1Node, deleted: boolean): void {
     // ProxyState must not have seen the event yet.
@@ -93,5 +97,41 @@ describe('ProxierBase', () => {
     p.onNodeUpdate(node('a'), node('b'));
     p.onNodeDelete(node('b'));
     expect(p.nodeEvents).toEqual(['node-1:false:-', 'node-1:false:a', 'node-1:true:b']);
+  });
+
+  describe('onServiceCIDRsChanged', () => {
+    const both = ['10.96.0.0/12', 'fd00:10:96::/112', '10.100.0.0/16', '::ffff:10.0.0.0/104'];
+
+    it('keeps only its own family, in the order given, and starts empty', () => {
+      const v4 = new TestProxier();
+      const v6 = new TestProxier(undefined, new FakeClock(), 'IPv6');
+      expect(v4.cidrsSeen).toEqual([]);
+      v4.onServiceCIDRsChanged(both);
+      v6.onServiceCIDRsChanged(both);
+      expect(v4.cidrsSeen).toEqual([['10.96.0.0/12', '10.100.0.0/16']]);
+      // Family by notation: an IPv4-mapped block written in IPv6 notation belongs to IPv6.
+      expect(v6.cidrsSeen).toEqual([['fd00:10:96::/112', '::ffff:10.0.0.0/104']]);
+    });
+
+    it('calls the hook only when its own list actually changed', () => {
+      const p = new TestProxier();
+      p.onServiceCIDRsChanged([]);
+      p.onServiceCIDRsChanged(['fd00::/112']);
+      expect(p.cidrsSeen).toEqual([]);
+      p.onServiceCIDRsChanged(['10.96.0.0/12']);
+      p.onServiceCIDRsChanged(['10.96.0.0/12', 'fd00::/112']);
+      p.onServiceCIDRsChanged(['10.96.0.0/12', '10.100.0.0/16']);
+      p.onServiceCIDRsChanged(['10.100.0.0/16', '10.96.0.0/12']);
+      p.onServiceCIDRsChanged([]);
+      expect(p.cidrsSeen).toEqual([['10.96.0.0/12'], ['10.96.0.0/12', '10.100.0.0/16'], ['10.100.0.0/16', '10.96.0.0/12'], []]);
+    });
+
+    it('keeps a copy: the caller reusing its array does not change the stored list', () => {
+      const p = new TestProxier();
+      const list = ['10.96.0.0/12'];
+      p.onServiceCIDRsChanged(list);
+      list.push('10.100.0.0/16');
+      expect(p.cidrsSeen).toEqual([['10.96.0.0/12']]);
+    });
   });
 });

@@ -33,6 +33,8 @@ export abstract class ProxierBase implements Provider {
   /** Resolved by the backend after its first successful sync; rejected by stop() before that. */
   protected readonly first = deferred();
   protected stopped = false;
+  /** This family's Service CIDRs, in the order the source gave them (see onServiceCIDRsChanged). */
+  protected serviceCIDRs: readonly string[] = [];
   private loopStarted = false;
   private readonly mode: string;
 
@@ -84,6 +86,11 @@ export abstract class ProxierBase implements Provider {
 
   /** Releases what the backend holds when it stops (its runner is already stopped). */
   protected abstract onStop(): void;
+
+  /** Called after serviceCIDRs changed (e.g. to re-render a drop rule for unallocated ClusterIPs). */
+  protected serviceCIDRsChanged(): void {
+    // Only backends that render Service CIDRs care.
+  }
 
   /** Called with this proxier's Node events before ProxyState sees them (deleted: the Node went away). */
   protected nodeEvent(_node: V1Node, _deleted: boolean): void {
@@ -145,6 +152,19 @@ export abstract class ProxierBase implements Provider {
 
   onNodeSynced(): void {
     this.state.onNodeSynced();
+  }
+
+  /**
+   * The source hands over both families' CIDRs; this proxier keeps its own (IPv6 iff written with a
+   * ':', as upstream tells families apart by notation) and tells the backend only about real changes,
+   * since sources re-deliver the whole list whenever any ServiceCIDR object changes.
+   */
+  onServiceCIDRsChanged(cidrs: readonly string[]): void {
+    const v6 = this.family === 'IPv6';
+    const mine = cidrs.filter((c) => c.includes(':') === v6);
+    if (mine.length === this.serviceCIDRs.length && mine.every((c, i) => c === this.serviceCIDRs[i])) return;
+    this.serviceCIDRs = mine;
+    this.serviceCIDRsChanged();
   }
 
   /** Upstream's Sync(): a change is queued, and late (for /healthz) if no sync programs it in time. */
