@@ -70,7 +70,8 @@ function startProxy(srv: TestApiServer, name: string, extra: readonly string[] =
 
 /** All three informers (Services, EndpointSlices, Node) have their watch open. */
 async function watchesUp(srv: TestApiServer): Promise<void> {
-  await waitUntil(() => srv.activeWatches() >= 3, { timeoutMs: 5000, what: 'the proxy to open its 3 watches' });
+  // Services, EndpointSlices, its Node, and ServiceCIDRs (networking.k8s.io/v1, as upstream since 1.33).
+  await waitUntil(() => srv.activeWatches() >= 4, { timeoutMs: 5000, what: 'the proxy to open its 4 watches' });
 }
 
 function sorted(xs: readonly string[] | undefined): string[] | undefined {
@@ -242,7 +243,7 @@ describe('kube-proxy --dry-run against the test API server', () => {
       await proxy.firstSync();
       await watchesUp(srv);
 
-      expect(srv.dropAllWatches()).toBe(3);
+      expect(srv.dropAllWatches()).toBe(4);
       for (const o of serviceWithEndpoints({ name: 'after-drop', clusterIP: '10.96.0.40', endpoints: ['10.244.1.41'] })) srv.create(o);
       srv.update(endpointSlice({ service: 'web', endpoints: ['10.244.1.11', '10.244.1.12'] }));
 

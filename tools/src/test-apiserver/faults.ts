@@ -8,6 +8,7 @@ export class Faults {
   private failStatus = 500;
   private delayMs = 0;
   private stalled = false;
+  private readonly denied = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -51,10 +52,21 @@ export class Faults {
     return this.stalled;
   }
 
+  /** Every request for the resource `plural` answers `status` (0 lifts it). */
+  denyResource(plural: string, status: number): void {
+    if (status === 0) this.denied.delete(plural);
+    else this.denied.set(plural, status);
+  }
+
+  denial(plural: string): number | undefined {
+    return this.denied.get(plural);
+  }
+
   reset(): void {
     this.refuseUntil = 0;
     this.failRemaining = 0;
     this.delayMs = 0;
     this.stalled = false;
+    this.denied.clear();
   }
 }

@@ -1,7 +1,7 @@
-// A fake Kubernetes API server for informer tests: list/watch of Services, EndpointSlices and Nodes,
-// Event POSTs, selectors, resourceVersion/410 semantics and fault injection, plus discovery, OpenAPI
-// and patch support for the real kubectl (and a client that runs it). Test-only; nothing that ships
-// may depend on it.
+// A fake Kubernetes API server for informer tests: list/watch of Services, EndpointSlices, Nodes and
+// ServiceCIDRs, Event POSTs, selectors, resourceVersion/410 semantics and fault injection, plus
+// discovery, OpenAPI and patch support for the real kubectl (and a client that runs it). Test-only;
+// nothing that ships may depend on it.
 export { TestApiServer, type TestApiServerOptions, type RecordedRequest, type ObjectRef } from './test-api-server.js';
 export type { KubeObject, KubeMetadata } from './object-store.js';
 export { parseLabelSelector, parseFieldSelector, matchesLabels, matchesFields, SelectorError } from './selectors.js';

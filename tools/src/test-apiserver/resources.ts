@@ -13,6 +13,7 @@ export const RESOURCES: readonly ResourceInfo[] = [
   { plural: 'services', group: '', version: 'v1', kind: 'Service', namespaced: true },
   { plural: 'endpointslices', group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', namespaced: true },
   { plural: 'nodes', group: '', version: 'v1', kind: 'Node', namespaced: false },
+  { plural: 'servicecidrs', group: 'networking.k8s.io', version: 'v1', kind: 'ServiceCIDR', namespaced: false },
   { plural: 'events', group: 'events.k8s.io', version: 'v1', kind: 'Event', namespaced: true },
   // Older recorders (core/v1 events) post here; accepted and recorded the same way.
   { plural: 'events', group: '', version: 'v1', kind: 'Event', namespaced: true },

@@ -204,7 +204,7 @@ describe('TestApiServer', () => {
       expect((await getJson(`${server.url}/version`)).body).toMatchObject({ major: '1', minor: '32' });
       expect((await getJson(`${server.url}/api`)).body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
       const groups = (await getJson(`${server.url}/apis`)).body as unknown as { groups: Array<{ name: string }> };
-      expect(groups.groups.map((g) => g.name)).toEqual(['discovery.k8s.io', 'events.k8s.io']);
+      expect(groups.groups.map((g) => g.name)).toEqual(['discovery.k8s.io', 'networking.k8s.io', 'events.k8s.io']);
       const core = (await getJson(`${server.url}/api/v1`)).body as unknown as { resources: Array<{ name: string; namespaced: boolean; verbs: string[] }> };
       expect(core.resources.find((r) => r.name === 'services')).toMatchObject({ namespaced: true, verbs: expect.arrayContaining(['patch', 'watch']) });
       expect(core.resources.find((r) => r.name === 'nodes')?.namespaced).toBe(false);
@@ -216,9 +216,9 @@ describe('TestApiServer', () => {
     it('answers aggregated discovery when asked for it, and the OpenAPI v3 index', async () => {
       const res = await fetch(`${server.url}/apis`, { headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' } });
       expect(res.headers.get('content-type')).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
-      expect(await res.json()).toMatchObject({ kind: 'APIGroupDiscoveryList', items: [{ metadata: { name: 'discovery.k8s.io' } }, { metadata: { name: 'events.k8s.io' } }] });
+      expect(await res.json()).toMatchObject({ kind: 'APIGroupDiscoveryList', items: [{ metadata: { name: 'discovery.k8s.io' } }, { metadata: { name: 'networking.k8s.io' } }, { metadata: { name: 'events.k8s.io' } }] });
       const index = (await getJson(`${server.url}/openapi/v3`)).body as unknown as { paths: Record<string, { serverRelativeURL: string }> };
-      expect(Object.keys(index.paths).sort()).toEqual(['api/v1', 'apis/discovery.k8s.io/v1', 'apis/events.k8s.io/v1']);
+      expect(Object.keys(index.paths).sort()).toEqual(['api/v1', 'apis/discovery.k8s.io/v1', 'apis/events.k8s.io/v1', 'apis/networking.k8s.io/v1']);
       const doc = (await getJson(`${server.url}${index.paths['api/v1']?.serverRelativeURL}`)).body as unknown as { paths: Record<string, { patch?: { parameters: Array<{ name: string }> } }> };
       expect(doc.paths['/api/v1/namespaces/{namespace}/services/{name}']?.patch?.parameters.map((p) => p.name)).toContain('fieldValidation');
       expect((await getJson(`${server.url}/openapi/v2`)).status).toBe(404);

@@ -64,9 +64,9 @@ const REASONS: Record<number, string> = {
 
 /**
  * A real HTTP server (127.0.0.1, ephemeral port) that speaks enough of the Kubernetes API for
- * informers and for kubectl: list and watch of Services, EndpointSlices and Nodes (cluster-wide and
- * namespaced paths, label/field selectors, resourceVersion semantics, BOOKMARKs, 410 Gone after
- * compaction), single-object GET, create/replace/patch/delete with watch events, discovery and
+ * informers and for kubectl: list and watch of Services, EndpointSlices, Nodes and ServiceCIDRs
+ * (cluster-wide and namespaced paths, label/field selectors, resourceVersion semantics, BOOKMARKs,
+ * 410 Gone after compaction), single-object GET, create/replace/patch/delete with watch events, discovery and
  * OpenAPI v3 documents (so `kubectl apply/patch/delete` work against it), and Event POSTs
  * (recorded). Tests drive it programmatically and inject faults (including a stop and restart on
  * the same port).
@@ -199,6 +199,14 @@ export class TestApiServer {
     this.faults.failNext(n, status);
   }
 
+  /**
+   * Every request for the resource `plural` (e.g. "servicecidrs") answers `status`: 404 as an older
+   * server that does not serve it, 403 as RBAC without access to it. 0 (or clearFaults()) lifts it.
+   */
+  denyResource(plural: string, status: number): void {
+    this.faults.denyResource(plural, status);
+  }
+
   /** Every response is delayed by `ms` from now on (0 turns it off). */
   delayResponses(ms: number): void {
     this.faults.delay(ms);
@@ -310,6 +318,8 @@ export class TestApiServer {
     if (req.method === 'GET' && this.serveDiscovery(res, url.pathname, req.headers.accept)) return;
     const target = parseResourcePath(url.pathname);
     if (!target) return this.sendStatus(res, 404, `the server could not find the requested resource (${url.pathname})`);
+    const denied = this.faults.denial(target.resource.plural);
+    if (denied !== undefined) return this.sendStatus(res, denied, `${target.resource.plural} denied by the test (HTTP ${denied})`);
     try {
       const q = url.searchParams;
       switch (req.method) {

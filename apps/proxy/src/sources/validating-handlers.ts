@@ -96,6 +96,8 @@ export class ObjectValidation {
         onEndpointSlicesSynced: e.synced,
       },
       node: { onNodeAdd: n.add, onNodeUpdate: n.update, onNodeDelete: n.delete, onNodeSynced: n.synced },
+      // ServiceCIDRs arrive as one list; the sources check each object as they fold it in (ServiceCIDRSet).
+      ...(handlers.serviceCIDRs ? { serviceCIDRs: handlers.serviceCIDRs } : {}),
     };
   }
 

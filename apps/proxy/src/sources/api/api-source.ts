@@ -9,6 +9,7 @@ import type { KubeClient } from './kube-client.js';
 import { waitForNode } from './node-wait.js';
 import { ResourceInformer, type InformerHealth } from './resource-informer.js';
 import { endpointSliceHandler, nodeHandler, serviceHandler } from './resource-handlers.js';
+import { ServiceCIDRInformer } from './service-cidr-informer.js';
 import { NodeWaitError } from './api-source-errors.js';
 
 export interface ApiSourceOptions {
@@ -42,7 +43,9 @@ export { NodeWaitError };
  * Serves Services, EndpointSlices and this Node from the API server through informers: the same
  * shape as ManifestSource (loadInitial, node, start, stop), plus health for /healthz. Services and
  * EndpointSlices are selected with the service-proxy-name/headless label selector (and Services
- * with upstream's `spec.clusterIP!=None`), the Node with `metadata.name=<node>`.
+ * with upstream's `spec.clusterIP!=None`), the Node with `metadata.name=<node>`. ServiceCIDRs are
+ * watched only for handlers that take them, and stay out of whenSynced() and health() (optional,
+ * see ServiceCIDRInformer).
  */
 export class ApiSource {
   private readonly services: ResourceInformer<V1Service>;
@@ -51,6 +54,7 @@ export class ApiSource {
   private readonly serviceAdapter: HandlerAdapter<V1Service>;
   private readonly sliceAdapter: HandlerAdapter<V1EndpointSlice>;
   private readonly nodeAdapter: HandlerAdapter<V1Node>;
+  private readonly serviceCIDRs: ServiceCIDRInformer;
   private readonly stopAbort = new AbortController();
   private readonly now: () => number;
   private resyncTimer: NodeJS.Timeout | undefined;
@@ -85,6 +89,7 @@ export class ApiSource {
       { ...common, resource: 'nodes', path: '/api/v1/nodes', fieldSelector: `metadata.name=${opts.nodeName}` },
       this.nodeAdapter,
     );
+    this.serviceCIDRs = new ServiceCIDRInformer(common, log);
   }
 
   /**
@@ -128,7 +133,7 @@ export class ApiSource {
     return { Service: this.serviceAdapter.size, EndpointSlice: this.sliceAdapter.size, Node: this.nodeAdapter.size };
   }
 
-  /** Attaches the handlers, starts the Service/EndpointSlice informers, resync and the birth cry. */
+  /** Attaches the handlers, starts the Service/EndpointSlice(/ServiceCIDR) informers, resync and the birth cry. */
   start(handlers: ManifestHandlers): void {
     if (this.started || this.stopped) return;
     this.started = true;
@@ -138,6 +143,7 @@ export class ApiSource {
     this.nodes.start();
     this.services.start();
     this.slices.start();
+    if (handlers.serviceCIDRs) this.serviceCIDRs.start(handlers.serviceCIDRs);
     if (this.opts.configSyncPeriodMs > 0) {
       this.resyncTimer = setInterval(() => this.resync(), this.opts.configSyncPeriodMs);
       this.resyncTimer.unref();
@@ -155,6 +161,7 @@ export class ApiSource {
     this.services.stop();
     this.slices.stop();
     this.nodes.stop();
+    this.serviceCIDRs.stop();
   }
 
   /** Resolves when all three informers have delivered their initial list. */
@@ -171,6 +178,11 @@ export class ApiSource {
 
   health(): InformerHealth[] {
     return [this.services.health(), this.slices.health(), this.nodes.health()];
+  }
+
+  /** The ServiceCIDR informer's health (idle when no handler takes ServiceCIDRs), for diagnostics. */
+  serviceCIDRHealth(): InformerHealth {
+    return this.serviceCIDRs.health();
   }
 
   /** Epoch ms of the most recent successful exchange with the API server (any informer), if any. */

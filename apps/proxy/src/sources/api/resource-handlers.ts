@@ -1,5 +1,6 @@
-import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
+import type { V1EndpointSlice, V1Node, V1Service, V1ServiceCIDR } from '@kubernetes/client-node';
 import type { EndpointSliceHandler, NodeHandler, ServiceHandler } from '@kube-proxy/core';
+import type { ServiceCIDRSet } from '../service-cidrs/service-cidr-set.js';
 import type { ObjectHandler } from './handler-adapter.js';
 
 // One adapter per resource, mapping the generic handler onto core's handler interfaces, as
@@ -29,5 +30,24 @@ export function nodeHandler(h: NodeHandler): ObjectHandler<V1Node> {
     update: (prev, cur) => h.onNodeUpdate(prev, cur),
     delete: (n) => h.onNodeDelete(n),
     synced: () => h.onNodeSynced(),
+  };
+}
+
+/** ServiceCIDRs go to the handler as one list (upstream's ServiceCIDRConfig), after every event. */
+export function serviceCIDRHandler(set: ServiceCIDRSet): ObjectHandler<V1ServiceCIDR> {
+  return {
+    add: (c) => {
+      set.set(c);
+      set.flush();
+    },
+    update: (_prev, cur) => {
+      set.set(cur);
+      set.flush();
+    },
+    delete: (c) => {
+      set.remove(c);
+      set.flush();
+    },
+    synced: () => set.synced(),
   };
 }

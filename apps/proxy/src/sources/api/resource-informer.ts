@@ -16,6 +16,12 @@ export interface InformerEvents<T> {
 
 export type InformerState = 'idle' | 'connecting' | 'listing' | 'watching' | 'backoff' | 'stopped';
 
+/**
+ * What to do about a failed list or watch: retry with a warning (the default), retry without one
+ * (the caller has already said what it means), or give up and stop (the resource is not served).
+ */
+export type FailurePolicy = (err: unknown) => 'retry' | 'retry-quietly' | 'give-up';
+
 export interface InformerHealth {
   readonly resource: string;
   readonly state: InformerState;
@@ -43,6 +49,8 @@ export interface ResourceInformerOptions {
   readonly watchTimeoutSeconds?: () => number;
   /** A watch silent this long past its server-side timeout is aborted and restarted. Default 60 s. */
   readonly watchStallGraceMs?: number;
+  /** For optional resources; without it every failure is retried with a warning. */
+  readonly onFailure?: FailurePolicy;
   readonly now?: () => number;
 }
 
@@ -203,17 +211,24 @@ export class ResourceInformer<T extends KubernetesObject> {
   private failed(err: unknown): void {
     if (this.stopped) return;
     this.lastError = describe(err);
+    const policy = this.opts.onFailure?.(err) ?? 'retry';
+    if (policy === 'give-up') {
+      this.stop();
+      return;
+    }
     this.failingSince ??= this.now();
     this.state = 'backoff';
     // One restart at a time: a failure reported while a restart is pending belongs to the same incident.
     if (this.restartTimer) return;
     const delayMs = this.backoff.next();
-    this.opts.logger.warn('Informer list/watch failed; retrying', {
-      resource: this.opts.resource,
-      err: this.lastError,
-      retryInMs: delayMs,
-      failures: this.backoff.failures(),
-    });
+    if (policy === 'retry') {
+      this.opts.logger.warn('Informer list/watch failed; retrying', {
+        resource: this.opts.resource,
+        err: this.lastError,
+        retryInMs: delayMs,
+        failures: this.backoff.failures(),
+      });
+    }
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
       this.run();

@@ -4,11 +4,13 @@ import type {
   EndpointSliceHandler,
   Logger,
   NodeHandler,
+  ServiceCIDRHandler,
   ServiceHandler,
 } from '@kube-proxy/core';
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import { isServedByThisProxy } from '../object-filter.js';
-import { classifyObject, type ProxiedKind } from './object-key.js';
+import { ServiceCIDRSet } from '../service-cidrs/service-cidr-set.js';
+import { classifyObject, isProxiedKind, type ManifestKind, type ProxiedKind } from './object-key.js';
 import type { ManifestObject } from './parse-manifests.js';
 import { listManifestFiles, readManifestFile } from './read-manifests.js';
 
@@ -33,23 +35,26 @@ export interface ManifestHandlers {
   readonly services: ServiceHandler;
   readonly endpointSlices: EndpointSliceHandler;
   readonly node: NodeHandler;
+  /** The complete list of Service CIDRs on every change; sources that have it watch ServiceCIDRs. */
+  readonly serviceCIDRs?: ServiceCIDRHandler;
 }
 
 interface FileState {
   readonly signature: string;
-  readonly objects: ReadonlyMap<string, { kind: ProxiedKind; object: ManifestObject }>;
+  readonly objects: ReadonlyMap<string, { kind: ManifestKind; object: ManifestObject }>;
 }
 
 /**
- * Serves Services, EndpointSlices and the Node from manifest files instead of the API server: the
- * embedded default that lets the proxy run without a cluster. Behaves like an informer: an initial
- * list, then add/update/delete as files change. A file that fails to parse keeps its previous
+ * Serves Services, EndpointSlices, the Node and the ServiceCIDRs (as one list, see ServiceCIDRSet)
+ * from manifest files instead of the API server: the embedded default that lets the proxy run
+ * without a cluster. Behaves like an informer: an initial list, then add/update/delete as files change. A file that fails to parse keeps its previous
  * objects (a half-saved edit must not delete every service in it); a bad object is skipped and logged.
  */
 export class ManifestSource {
   private files = new Map<string, FileState>();
-  private delivered = new Map<string, { kind: ProxiedKind; object: ManifestObject }>();
+  private delivered = new Map<string, { kind: ManifestKind; object: ManifestObject }>();
   private handlers: ManifestHandlers | undefined;
+  private serviceCIDRs: ServiceCIDRSet | undefined;
   private watcher: FSWatcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private debounceTimer: NodeJS.Timeout | undefined;
@@ -70,19 +75,21 @@ export class ManifestSource {
   }
 
   /** Objects currently known, for logging and tests. */
-  counts(): Record<ProxiedKind, number> {
-    const c: Record<ProxiedKind, number> = { Service: 0, EndpointSlice: 0, Node: 0 };
+  counts(): Record<ManifestKind, number> {
+    const c: Record<ManifestKind, number> = { Service: 0, EndpointSlice: 0, Node: 0, ServiceCIDR: 0 };
     for (const v of this.current().values()) c[v.kind]++;
     return c;
   }
 
-  /** Delivers the initial state (adds, then the Synced calls) and starts following changes. */
+  /** Delivers the initial state (adds, the Synced calls, the ServiceCIDR list) and starts following changes. */
   start(handlers: ManifestHandlers): void {
     this.handlers = handlers;
+    if (handlers.serviceCIDRs) this.serviceCIDRs = new ServiceCIDRSet(handlers.serviceCIDRs, this.opts.logger);
     this.deliver();
     handlers.services.onServicesSynced();
     handlers.endpointSlices.onEndpointSlicesSynced();
     handlers.node.onNodeSynced();
+    this.serviceCIDRs?.synced();
     this.startWatching();
   }
 
@@ -153,7 +160,7 @@ export class ManifestSource {
         next.set(file, previous ?? { signature: '', objects: new Map() });
         continue;
       }
-      const objects = new Map<string, { kind: ProxiedKind; object: ManifestObject }>();
+      const objects = new Map<string, { kind: ManifestKind; object: ManifestObject }>();
       result.objects.forEach((obj, index) => {
         const c = classifyObject(obj);
         if (c.ok) {
@@ -161,7 +168,7 @@ export class ManifestSource {
           objects.set(c.key, { kind: c.kind, object: c.object });
         } else if (!c.ignored) {
           logger.warn('Skipping malformed object in manifest file', { file, document: index, err: c.error });
-          if (c.kind) this.opts.onMalformed?.(c.kind);
+          if (isProxiedKind(c.kind)) this.opts.onMalformed?.(c.kind);
         }
       });
       next.set(file, { signature: result.signature, objects });
@@ -170,8 +177,8 @@ export class ManifestSource {
   }
 
   /** The merged view of all files, filtered as the API informers would filter. */
-  private current(): Map<string, { kind: ProxiedKind; object: ManifestObject }> {
-    const merged = new Map<string, { kind: ProxiedKind; object: ManifestObject }>();
+  private current(): Map<string, { kind: ManifestKind; object: ManifestObject }> {
+    const merged = new Map<string, { kind: ManifestKind; object: ManifestObject }>();
     for (const [file, state] of this.files) {
       for (const [key, value] of state.objects) {
         if (merged.has(key)) this.opts.logger.warn('Object defined in several manifest files; the later file wins', { file, object: key });
@@ -179,10 +186,12 @@ export class ManifestSource {
       }
     }
     for (const [key, { kind, object }] of merged) {
+      // Upstream watches every ServiceCIDR: the service-proxy-name selector is for Services and slices.
       const keep =
-        kind === 'Node'
+        kind === 'ServiceCIDR' ||
+        (kind === 'Node'
           ? object.metadata?.name === this.opts.nodeName
-          : isServedByThisProxy(object.metadata?.labels as Record<string, string> | undefined, this.opts.serviceProxyName);
+          : isServedByThisProxy(object.metadata?.labels as Record<string, string> | undefined, this.opts.serviceProxyName));
       if (!keep) merged.delete(key);
     }
     return merged;
@@ -201,15 +210,20 @@ export class ManifestSource {
       else if (!isDeepStrictEqual(prev.object, cur.object)) this.call(cur.kind, 'update', prev.object, cur.object, h);
     }
     this.delivered = next;
+    // One list per reload, however many ServiceCIDR objects it changed.
+    this.serviceCIDRs?.flush();
   }
 
-  private call(kind: ProxiedKind, op: 'add' | 'update' | 'delete', a: ManifestObject, b: ManifestObject | undefined, h: ManifestHandlers): void {
+  private call(kind: ManifestKind, op: 'add' | 'update' | 'delete', a: ManifestObject, b: ManifestObject | undefined, h: ManifestHandlers): void {
     // Handlers must never take the source down: a throw is a bug in a handler, logged and contained.
     // The objects are passed on as decoded; core validates every field it reads.
     const prev = a as unknown;
     const cur = b as unknown;
     try {
-      if (kind === 'Service') {
+      if (kind === 'ServiceCIDR') {
+        if (op === 'delete') this.serviceCIDRs?.remove(prev);
+        else this.serviceCIDRs?.set(op === 'add' ? prev : cur);
+      } else if (kind === 'Service') {
         const s = h.services;
         if (op === 'add') s.onServiceAdd(prev as V1Service);
         else if (op === 'update') s.onServiceUpdate(prev as V1Service, cur as V1Service);
