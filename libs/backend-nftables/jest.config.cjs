@@ -1,0 +1,1 @@
+module.exports = { displayName: 'backend-nftables', preset: '../../jest.preset.js' };

@@ -1,0 +1,2 @@
+export * from './object-names.js';
+export { NameCache } from './name-cache.js';

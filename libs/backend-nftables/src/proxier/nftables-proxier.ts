@@ -1,0 +1,475 @@
+import { networkInterfaces as osNetworkInterfaces } from 'node:os';
+import type { AppliedChanges, Clock, CommandExecutor, IPFamily, LocalTrafficDetector, Logger, ProxyContext, ServicePlanContext } from '@kube-proxy/core';
+import {
+  BoundedFrequencyRunner,
+  ConntrackCleaner,
+  isLoopbackIP,
+  localDetectorAfterNodeEvent,
+  NODE_PORT_ADDRESSES_PRIMARY,
+  parseDuration,
+  parseNodePortAddresses,
+  planServicePort,
+  ProxierBase,
+  resolveNodePortAddresses,
+  selectLocalDetector,
+  topologyGates,
+  type NetworkInterfaces,
+  type NodePortAddresses,
+  type ProxierObservers,
+  type TopologyGates,
+  type V1Node,
+} from '@kube-proxy/core';
+import { NftRunError, type NftInterface } from '../kernel/nft-interface.js';
+import type { MemoryNftTable } from '../nft/memory-table.js';
+import { familyOf, type NftFamily } from '../nft/nft-objects.js';
+import { NameCache } from '../names/name-cache.js';
+import { nftLocalMatch } from '../render/local-detector-nft.js';
+import { assertRenderable } from '../render/render-guards.js';
+import { renderServicePort, type ServicePortRender } from '../render/service-port-render.js';
+import { tableSkeleton, type TableSkeleton } from '../render/table-skeleton.js';
+import { STALE_CHAIN_DELAY_MS, TableSync, type SyncStep } from './table-sync.js';
+import { coldStartBatches, lazyStep, type PlannedStep } from './cold-start.js';
+import { reportSuccessfulSync, writeDryRunTable } from './sync-report.js';
+import { TableMonitor } from './table-monitor.js';
+import { NftTransaction } from '../nft/nft-transaction.js';
+import type { KernelTableState } from '../kernel/kernel-table-state.js';
+
+/** Upstream's proxyutil.FullSyncPeriod: every service re-rendered and compared at least this often. */
+export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
+export const BURST_SYNCS = 2;
+
+export interface NftablesProxierStats {
+  syncs: number;
+  fullSyncs: number;
+  partialSyncs: number;
+  /** sync_proxy_rules_nftables_sync_failures_total */
+  syncFailures: number;
+  /** sync_proxy_rules_nftables_cleanup_failures_total */
+  cleanupFailures: number;
+  /** Times the table was found deleted and rebuilt. */
+  tableRebuilds: number;
+  /** Lines (operations) written by the last successful sync, over all its transactions. */
+  lastOperations: number;
+  /** Transactions the last successful sync used. */
+  lastTransactions: number;
+  lastSyncDurationMs: number;
+  noLocalEndpoints: { internal: number; external: number };
+}
+
+export interface NftablesProxierOptions {
+  readonly family: IPFamily;
+  readonly context: ProxyContext;
+  readonly nft: NftInterface;
+  readonly executor: CommandExecutor;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly networkInterfaces?: NetworkInterfaces;
+  /** --dry-run: the in-memory table behind `nft`, printed to context.dryRunSink after each sync. */
+  readonly dryRunTable?: MemoryNftTable;
+  readonly tagDryRunOutput?: boolean;
+  readonly observers?: ProxierObservers;
+  /** Tests: the mark as upstream's tests spell it (0x4000); default from nftables.masqueradeBit. */
+  readonly masqueradeMark?: string;
+}
+
+/** upstream's `%#08x` of 1 << bit: `0x` and eight hex digits. */
+export function masqueradeMarkOf(bit: number): string {
+  return '0x' + (2 ** bit).toString(16).padStart(8, '0');
+}
+
+/**
+ * The nftables proxier of one IP family: upstream's pkg/proxy/nftables Proxier around the renderer
+ * and TableSync. Every sync is one `nft -f -` transaction holding only what changed (plus, a second
+ * later, one deleting the chains that went stale); a cold start into an empty table is written in
+ * batches of whole services (see cold-start.ts); a failed transaction changes nothing, is counted and
+ * retried as a full sync; a deleted table is noticed within one syncPeriod and rebuilt.
+ */
+export class NftablesProxier extends ProxierBase {
+  readonly stats: NftablesProxierStats = {
+    syncs: 0,
+    fullSyncs: 0,
+    partialSyncs: 0,
+    syncFailures: 0,
+    cleanupFailures: 0,
+    tableRebuilds: 0,
+    lastOperations: 0,
+    lastTransactions: 0,
+    lastSyncDurationMs: 0,
+    noLocalEndpoints: { internal: 0, external: 0 },
+  };
+
+  protected readonly runner: BoundedFrequencyRunner;
+  private readonly context: ProxyContext;
+  private readonly nft: NftInterface;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly nftFamily: NftFamily;
+  private readonly networkInterfaces: NetworkInterfaces;
+  private readonly dryRunTable: MemoryNftTable | undefined;
+  private readonly tagDryRunOutput: boolean;
+  private readonly conntrack: ConntrackCleaner | undefined;
+  private readonly names = new NameCache();
+  private readonly table: TableSync;
+  private readonly syncPeriodMs: number;
+  private readonly masqueradeMark: string;
+  private readonly nodePortAddresses: NodePortAddresses;
+  private readonly topologyGates: TopologyGates;
+  private localDetector: LocalTrafficDetector;
+  /** Rendered objects of every service port, as of the last sync (renders of unchanged ones are reused). */
+  private readonly renders = new Map<string, ServicePortRender>();
+
+  private needFullSync = true;
+  private fullSyncRequests = 0;
+  private lastFullSync = Number.NEGATIVE_INFINITY;
+  /** Failed syncs in a row: after two, the committed state is not trusted and the table is rebuilt. */
+  private failuresInARow = 0;
+  private readonly tableMonitor: TableMonitor;
+  private firstSyncDone = false;
+  /** A batch failed after its effect was recorded: read the kernel's table before the next sync. */
+  private rereadKernel = false;
+
+  constructor(options: NftablesProxierOptions) {
+    const { family, context } = options;
+    const logger = options.logger.child({ ipFamily: family });
+    super({ mode: 'nftables', family, nodeName: context.nodeName, logger, observers: options.observers });
+    const config = context.config;
+    this.context = context;
+    this.nft = options.nft;
+    this.clock = options.clock;
+    this.logger = logger;
+    this.nftFamily = familyOf(family);
+    this.networkInterfaces = options.networkInterfaces ?? osNetworkInterfaces;
+    this.dryRunTable = options.dryRunTable;
+    this.tagDryRunOutput = options.tagDryRunOutput ?? false;
+    this.table = new TableSync(this.nftFamily);
+    this.syncPeriodMs = parseDuration(config.nftables.syncPeriod);
+    const minSyncPeriodMs = parseDuration(config.nftables.minSyncPeriod);
+    this.masqueradeMark = options.masqueradeMark ?? masqueradeMarkOf(config.nftables.masqueradeBit);
+    // Upstream defaults nodePortAddresses to the node's primary IPs in this mode, and never serves
+    // node ports on localhost.
+    const npa = config.nodePortAddresses && config.nodePortAddresses.length > 0 ? config.nodePortAddresses : [NODE_PORT_ADDRESSES_PRIMARY];
+    this.nodePortAddresses = parseNodePortAddresses(npa, family, context.nodeIPs[family], this.logger);
+    this.localDetector = selectLocalDetector(config, family, undefined, this.logger);
+    this.topologyGates = topologyGates(config.featureGates);
+    this.logger.verbose('Using nftables mark for masquerade', { mark: this.masqueradeMark });
+    this.logger.verbose('NFTables sync params', { minSyncPeriodMs, syncPeriodMs: this.syncPeriodMs, burstSyncs: BURST_SYNCS, nft: this.nft.description });
+    this.runner = new BoundedFrequencyRunner({
+      name: `nftables-sync-runner-${family}`,
+      fn: () => this.syncProxyRules(),
+      minIntervalMs: minSyncPeriodMs,
+      maxIntervalMs: FULL_SYNC_PERIOD_MS,
+      burstRuns: BURST_SYNCS,
+      clock: this.clock,
+      logger: this.logger,
+    });
+    this.conntrack = context.dryRun ? undefined : new ConntrackCleaner({ family, executor: options.executor, logger: this.logger });
+    this.tableMonitor = new TableMonitor({
+      nft: this.nft,
+      clock: this.clock,
+      logger: this.logger,
+      intervalMs: this.syncPeriodMs,
+      built: () => this.table.tableBuilt,
+      onDeleted: () => this.tableDeleted(),
+    });
+  }
+
+  get currentLocalDetector(): LocalTrafficDetector {
+    return this.localDetector;
+  }
+
+  /** The committed state, for tests and the bench. */
+  get tableState(): TableSync {
+    return this.table;
+  }
+
+  protected onStop(): void {
+    this.tableMonitor.stop();
+  }
+
+  /** The table was deleted behind our back: nothing of it is left, so everything is written again. */
+  private tableDeleted(): void {
+    this.logger.info('The kube-proxy nftables table was deleted; rebuilding it', { table: `${this.nftFamily} kube-proxy` });
+    this.stats.tableRebuilds++;
+    this.table.forget();
+    this.renders.clear();
+    this.requestFullSync();
+    this.sync();
+  }
+
+  protected override nodeEvent(node: V1Node, deleted: boolean): void {
+    const detector = localDetectorAfterNodeEvent(this.context.config, this.family, this.context.nodeName, this.localDetector, { node, deleted }, this.logger);
+    if (detector === undefined) return;
+    this.localDetector = detector;
+    this.requestFullSync();
+    if (this.state.isInitialized()) this.sync();
+  }
+
+  /** A ServiceCIDR change rewrites cluster-ips-check (the skeleton is compared on every sync). */
+  protected override serviceCIDRsChanged(): void {
+    if (this.state.isInitialized()) this.sync();
+  }
+
+  private requestFullSync(): void {
+    this.needFullSync = true;
+    this.fullSyncRequests++;
+  }
+
+  private skeleton(): TableSkeleton {
+    const selection = resolveNodePortAddresses(this.nodePortAddresses, this.networkInterfaces);
+    const ips: string[] = [];
+    if (!selection.all) {
+      for (const ip of selection.ips) {
+        if (isLoopbackIP(ip)) {
+          this.logger.error('--nodeport-addresses includes localhost but localhost NodePorts are not supported', { address: ip });
+          continue;
+        }
+        ips.push(ip);
+      }
+    }
+    return tableSkeleton({
+      family: this.nftFamily,
+      masqueradeMark: this.masqueradeMark,
+      serviceCIDRs: this.serviceCIDRs,
+      nodePortsOnAllAddresses: selection.all,
+      nodePortIPs: ips,
+    });
+  }
+
+  /**
+   * One sync now (the runner calls it; tests and the bench call it directly). Syncs never overlap:
+   * each diffs against what the one before it committed (upstream holds its mutex the same way).
+   */
+  syncProxyRules(): Promise<void> {
+    const run = this.syncing.then(() => this.syncOnceLocked());
+    this.syncing = run.catch(() => undefined);
+    return run;
+  }
+
+  private syncing: Promise<void> = Promise.resolve();
+
+  private async syncOnceLocked(): Promise<void> {
+    if (this.stopped) return;
+    if (!this.state.isInitialized()) {
+      this.logger.verbose('Not syncing nftables until Services and Endpoints have been received from master');
+      return;
+    }
+    const start = this.clock.now();
+    const requestsAtStart = this.fullSyncRequests;
+    if (this.state.takeTopologyChanged()) this.needFullSync = true;
+    const full = this.needFullSync || start - this.lastFullSync > FULL_SYNC_PERIOD_MS;
+    const applied = this.state.applyPendingChanges();
+    this.observers.metrics?.serviceChangesPending(this.state.pendingServiceChanges());
+    this.observers.metrics?.endpointChangesPending(this.state.pendingEndpointChanges());
+    this.logger.verbose('Syncing nftables rules', { fullSync: full });
+
+    let success = false;
+    try {
+      await this.deleteStaleChains(start);
+      success = await this.syncOnce(full, applied, start);
+    } catch (err) {
+      this.logger.error('Unexpected error while syncing nftables rules', { error: String(err) });
+    } finally {
+      this.stats.lastSyncDurationMs = this.clock.now() - start;
+      this.observers.metrics?.syncDuration(this.family, this.stats.lastSyncDurationMs / 1000, full ? 'full' : 'partial');
+      if (success) {
+        this.failuresInARow = 0;
+        if (full) this.lastFullSync = start;
+        this.needFullSync = this.fullSyncRequests !== requestsAtStart;
+      } else {
+        this.failuresInARow++;
+        this.logger.info('Sync failed', { retryingTimeMs: this.syncPeriodMs });
+        if (!this.stopped) this.runner.retryAfter(this.syncPeriodMs);
+        // The change trackers were drained: only a full sync can recover.
+        this.needFullSync = true;
+      }
+      // Chains flushed by this sync are deleted by a later one, once the kernel surely let go of them.
+      if (this.table.staleChains.size > 0 && !this.stopped) this.runner.retryAfter(STALE_CHAIN_DELAY_MS + 100);
+      this.logger.verbose('SyncProxyRules complete', { elapsedMs: this.stats.lastSyncDurationMs });
+    }
+  }
+
+  /** Upstream's separate stale-chain transaction: its failure is counted, never fails the sync. */
+  private async deleteStaleChains(now: number): Promise<void> {
+    const step = this.table.staleChainCleanup(now);
+    if (!step) return;
+    this.logger.info('Deleting stale nftables chains', { numChains: step.tx.size });
+    try {
+      await this.nft.run(step.tx);
+      step.commit();
+    } catch (err) {
+      this.stats.cleanupFailures++;
+      this.observers.metrics?.nftablesCleanupFailed(this.family);
+      this.logger.error('Unable to delete stale chains; will retry later', { error: String(err) });
+    }
+  }
+
+  private planContext(): ServicePlanContext {
+    return {
+      nodeName: this.context.nodeName,
+      nodeLabels: this.state.nodeLabels,
+      topologyGates: this.topologyGates,
+      masqueradeAll: this.context.config.nftables.masqueradeAll,
+      localDetection: this.localDetector.kind !== 'none',
+      nodeIP: this.context.nodeIPs[this.family] ?? null,
+    };
+  }
+
+  /** The service-port keys a partial sync must look at: every port of every changed Service. */
+  private changedKeys(applied: AppliedChanges): Set<string> {
+    const names = new Set<string>(applied.services.updatedServices);
+    for (const n of applied.endpoints.updatedServices) names.add(n);
+    const keys = new Set<string>();
+    if (names.size === 0) return keys;
+    const nnOf = (key: string) => {
+      const colon = key.indexOf(':');
+      return colon < 0 ? key : key.slice(0, colon);
+    };
+    for (const key of this.state.serviceMap.keys()) if (names.has(nnOf(key))) keys.add(key);
+    for (const key of this.renders.keys()) if (names.has(nnOf(key))) keys.add(key);
+    for (const key of this.table.committedServices()) if (names.has(nnOf(key))) keys.add(key);
+    return keys;
+  }
+
+  private async syncOnce(full: boolean, applied: AppliedChanges, start: number): Promise<boolean> {
+    const serviceMap = this.state.serviceMap;
+    const endpointsMap = this.state.endpointsMap;
+    const planCtx = this.planContext();
+    const renderCtx = {
+      family: this.nftFamily,
+      masqueradeAll: this.context.config.nftables.masqueradeAll,
+      local: nftLocalMatch(this.localDetector, this.family),
+      nodeIP: this.context.nodeIPs[this.family] ?? null,
+      names: this.names,
+    };
+
+    // What the kernel holds counts too: a service deleted in a sync that failed is still there.
+    const keys = full ? new Set<string>([...serviceMap.keys(), ...this.renders.keys(), ...this.table.committedServices()]) : this.changedKeys(applied);
+    if (full) this.names.beginGeneration();
+    const changes: Array<{ key: string; render: ServicePortRender | undefined }> = [];
+    for (const key of keys) {
+      const svc = serviceMap.get(key);
+      let render: ServicePortRender | undefined;
+      if (svc) {
+        const endpoints = endpointsMap.get(key) ?? [];
+        try {
+          assertRenderable(svc, endpoints);
+          render = renderServicePort(planServicePort(svc, endpoints, planCtx), renderCtx);
+        } catch (err) {
+          // Never reached through validated sources; one bad service must not stop the others.
+          this.logger.error('Skipping a service port whose text is unsafe for nft', { servicePort: key, error: String(err) });
+        }
+      }
+      if (render) this.renders.set(key, render);
+      else this.renders.delete(key);
+      changes.push({ key, render });
+    }
+    if (full) this.names.endGeneration();
+    let noLocalInternal = 0;
+    let noLocalExternal = 0;
+    for (const r of this.renders.values()) {
+      if (r.noLocalInternal) noLocalInternal++;
+      if (r.noLocalExternal) noLocalExternal++;
+    }
+
+    const steps = await this.transactions(changes, start);
+    let operations = 0;
+    let transactions = 0;
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i];
+      try {
+        const running = this.nft.run(step.tx);
+        // A batch already recorded as committed lets the next be planned while nft and the kernel
+        // apply this one (they run in another process, on the other core).
+        if (isPrecommitted(step) && i + 1 < steps.length) void steps[i + 1].tx;
+        await running;
+      } catch (err) {
+        // Batches recorded ahead of the kernel: what it holds now is read again before the next sync.
+        if (isPrecommitted(step)) {
+          this.table.forget();
+          this.rereadKernel = true;
+        }
+        this.stats.syncFailures++;
+        this.observers.metrics?.nftablesSyncFailed(this.family);
+        const line = err instanceof NftRunError ? err.line : undefined;
+        const context = line === undefined ? [] : step.tx.lines.slice(Math.max(0, line - 3), line + 2).map((l, i) => `${Math.max(1, line - 2) + i}: ${l}`);
+        this.logger.error('nftables sync failed', { error: String(err), ...(line === undefined ? {} : { line, rules: context }) });
+        return false;
+      }
+      step.commit();
+      operations += step.tx.size;
+      if (step.tx.size > 0) transactions++;
+    }
+
+    const now = this.clock.now();
+    Object.assign(this.stats, {
+      syncs: this.stats.syncs + 1,
+      fullSyncs: this.stats.fullSyncs + (full ? 1 : 0),
+      partialSyncs: this.stats.partialSyncs + (full ? 0 : 1),
+      lastOperations: operations,
+      lastTransactions: transactions,
+      noLocalEndpoints: { internal: noLocalInternal, external: noLocalExternal },
+    });
+    this.logger.verbose('Reloading service nftables data', { numServices: serviceMap.size, numOperations: operations, numTransactions: transactions });
+    await reportSuccessfulSync(this.observers, this.family, this.stats.noLocalEndpoints, this.state, applied, now, this.logger);
+    if (this.conntrack) await this.conntrack.cleanStaleEntries(serviceMap, applied);
+    await this.writeDryRunOutput(full, now);
+    this.firstSyncDone = true;
+    if (!this.context.dryRun) this.tableMonitor.start();
+    if (!this.first.settled) this.first.resolve();
+    return true;
+  }
+
+  /**
+   * The transactions of this sync:
+   * - into an empty kernel (no table yet): cold-start batches of whole services;
+   * - over a table a previous process left (a restart): that table is adopted (TableSync.adopt:
+   *   its elements are read and trusted, its chains rewritten) and rewritten in the same batches,
+   *   every service not yet rewritten still served by the old rules; then what nobody claimed is
+   *   removed. A table we cannot adopt (another layout), or repeated failures: one transaction that
+   *   deletes and rebuilds it atomically;
+   * - otherwise: one transaction with the difference.
+   */
+  private async transactions(changes: ReadonlyArray<{ key: string; render: ServicePortRender | undefined }>, now: number): Promise<SyncStep[]> {
+    const skeleton = this.skeleton();
+    if (this.failuresInARow >= 2) {
+      this.logger.info('Rebuilding the kube-proxy nftables table in one transaction after repeated failures', { services: changes.length });
+      return [this.table.step(skeleton, changes, now, { rebuild: true })];
+    }
+    let steps: SyncStep[];
+    if (this.table.tableBuilt) {
+      steps = [this.table.step(skeleton, changes, now)];
+    } else {
+      const left = this.firstSyncDone && !this.rereadKernel ? null : await this.readStateSafely();
+      this.rereadKernel = false;
+      if (left === 'unreadable' || (left !== null && !this.table.adopt(left, skeleton))) {
+        this.logger.info('Rebuilding the kube-proxy nftables table in one transaction (it cannot be taken over)', { services: changes.length });
+        return [this.table.step(skeleton, changes, now, { rebuild: true })];
+      }
+      if (left !== null) this.logger.info('Taking over the kube-proxy nftables table a previous process left', { chains: left.chains.length });
+      else this.table.forget();
+      steps = coldStartBatches(this.table, skeleton, changes, now, { elementsLast: left === null });
+    }
+    // After a takeover (also when it was interrupted by a failure): remove what nobody claimed.
+    steps.push(lazyStep(() => this.table.finishAdoption(now) ?? { tx: new NftTransaction(this.nftFamily), commit: () => undefined }));
+    return steps;
+  }
+
+  private async readStateSafely(): Promise<KernelTableState | null | 'unreadable'> {
+    try {
+      return await this.nft.readState();
+    } catch (err) {
+      this.logger.error('Failed to read the existing kube-proxy table', { error: String(err) });
+      return 'unreadable';
+    }
+  }
+
+  private async writeDryRunOutput(full: boolean, now: number): Promise<void> {
+    if (!this.context.dryRun || !this.dryRunTable) return;
+    const tag = this.tagDryRunOutput ? ` ${this.family}` : '';
+    await writeDryRunTable(this.context.dryRunSink, `# sync ${this.stats.syncs} ${full ? 'full' : 'partial'} ${new Date(now).toISOString()}${tag}\n`, this.dryRunTable);
+  }
+}
+
+function isPrecommitted(step: SyncStep): step is PlannedStep {
+  return (step as Partial<PlannedStep>).precommitted === true;
+}

@@ -1,0 +1,402 @@
+/**
+ * What the kernel's kube-proxy table holds (as of the last committed transaction), and the
+ * transactions that bring it to what the services want: the O(change) half of the nftables mode.
+ *
+ * A sync renders the services it was told changed (all of them on a full sync), compares each
+ * one's chains, affinity sets and elements with what was committed, and writes only the
+ * difference: new chains added, changed ones flushed and rewritten, elements added and deleted,
+ * chains no longer used flushed at once and deleted a second later (a kernel older than 6.2 may
+ * still hold a reference to a chain for a moment after the map element naming it is gone, as
+ * upstream notes). nft applies each transaction atomically, so a failed one leaves the committed
+ * state true and the next sync can diff against it again.
+ */
+import { NftTransaction } from '../nft/nft-transaction.js';
+import type { ElementSpec, NftFamily } from '../nft/nft-objects.js';
+import { elementBody } from '../nft/nft-objects.js';
+import type { AffinitySet, PlacedElement, ServicePortRender } from '../render/service-port-render.js';
+import type { KernelTableState } from '../kernel/kernel-table-state.js';
+import { isAffinitySetName } from '../names/object-names.js';
+import { SET } from '../render/table-names.js';
+import type { TableSkeleton } from '../render/table-skeleton.js';
+
+/** Owner key of the skeleton's own elements (nodeport-ips). */
+const SKELETON_OWNER = '';
+
+/** The fingerprint of a chain a previous process left: its rules are unknown, so it is rewritten if wanted, flushed if not. */
+const ADOPTED = '\0adopted';
+
+/** A stale chain is deleted once it has been unreferenced this long (upstream waits a second). */
+export const STALE_CHAIN_DELAY_MS = 1000;
+
+function fingerprint(rules: readonly string[]): string {
+  return rules.join('\n');
+}
+
+/** The transaction(s) of one sync, and what committing each one makes true. */
+export interface SyncStep {
+  readonly tx: NftTransaction;
+  /** Records the step's effect as committed; call only after the kernel accepted tx. */
+  commit(): void;
+}
+
+export interface StepOptions {
+  /** Start from an empty table in the same transaction (`add table` + `delete table` first). */
+  readonly rebuild?: boolean;
+  /**
+   * Write no element changes (they stay pending for a later step): a cold start writes its chains
+   * in batches and every element last, so no commit before the last validates a reachable graph.
+   */
+  readonly deferElements?: boolean;
+}
+
+interface ServiceChange {
+  readonly key: string;
+  readonly render: ServicePortRender | undefined;
+}
+
+export class TableSync {
+  /** Skeleton chain → rules fingerprint; null until the table has been created by us. */
+  private skeleton: Map<string, string> | null = null;
+  private readonly services = new Map<string, ServicePortRender>();
+  /** Service and endpoint chain → rules fingerprint. */
+  private readonly chains = new Map<string, string>();
+  private readonly affinity = new Map<string, number>();
+  /** container → key → element body, as committed. */
+  private readonly elements = new Map<string, Map<string, string>>();
+  /** container\0key → owner → element: who wants which element (the first owner's wins). */
+  private readonly owners = new Map<string, Map<string, ElementSpec & { container: string }>>();
+  /** Flushed chains waiting to be deleted, with when they went stale. */
+  readonly staleChains = new Map<string, number>();
+
+  constructor(private readonly family: NftFamily) {}
+
+  get tableBuilt(): boolean {
+    return this.skeleton !== null;
+  }
+
+  get serviceCount(): number {
+    return this.services.size;
+  }
+
+  /** Keys of the services whose objects are committed. */
+  committedServices(): IterableIterator<string> {
+    return this.services.keys();
+  }
+
+  /** Forgets everything: the table is gone (deleted from outside, or by us in a rebuild). */
+  forget(): void {
+    this.skeleton = null;
+    this.services.clear();
+    this.chains.clear();
+    this.affinity.clear();
+    this.elements.clear();
+    this.owners.clear();
+    this.claims.clear();
+    this.unsettled.clear();
+    this.staleChains.clear();
+    this.adoptedSets.clear();
+    this.redeclare = false;
+    this.adopting = false;
+  }
+
+  /** A transaction deleting the chains stale for at least STALE_CHAIN_DELAY_MS by `now`, or null. */
+  staleChainCleanup(now: number): SyncStep | null {
+    const due: string[] = [];
+    for (const [chain, since] of this.staleChains) if (now - since >= STALE_CHAIN_DELAY_MS) due.push(chain);
+    if (due.length === 0) return null;
+    const tx = new NftTransaction(this.family);
+    for (const chain of due) tx.deleteChain(chain);
+    return { tx, commit: () => due.forEach((c) => this.staleChains.delete(c)) };
+  }
+
+  /**
+   * One transaction bringing the skeleton (when given) and the `changes` services to what they
+   * want. `rebuild` starts from an empty table in the same transaction (the committed state is not
+   * trusted): `add table` + `delete table` first, then everything.
+   */
+  step(skeleton: TableSkeleton | null, changes: Iterable<ServiceChange>, now: number, options: StepOptions = {}): SyncStep {
+    const tx = new NftTransaction(this.family);
+    const rebuild = options.rebuild === true;
+    const deferElements = options.deferElements === true;
+    const base = rebuild ? null : this.skeleton;
+    if (rebuild) tx.addTable().deleteTable();
+
+    // Phases, so every line only names what exists by then (see the class comment).
+    const newSets: string[] = [];
+    const newChains: string[] = [];
+    const flushes: string[] = [];
+    const setDeletes: string[] = [];
+    const ruleLines: Array<readonly [string, readonly string[]]> = [];
+    const dirty = new Set<string>();
+    const commitFns: Array<() => void> = [];
+
+    let skeletonPrints: Map<string, string> | null = null;
+    if (skeleton) {
+      skeletonPrints = new Map();
+      if (!base || this.redeclare) {
+        tx.addTable();
+        for (const s of skeleton.sets) tx.addSet(s);
+        for (const m of skeleton.maps) tx.addMap(m);
+      }
+      for (const c of skeleton.chains) {
+        const fp = fingerprint(c.rules);
+        skeletonPrints.set(c.decl.name, fp);
+        const before = base?.get(c.decl.name);
+        if (before === fp) continue;
+        tx.addChain(c.decl);
+        if (before !== undefined) tx.flushChain(c.decl.name);
+        ruleLines.push([c.decl.name, c.rules]);
+      }
+      this.own(SKELETON_OWNER, skeleton.nodePortIPs.map((ip) => ({ container: SET.nodePortIPs, key: ip })), dirty);
+    } else if (!base) {
+      throw new Error('nftables: the table skeleton must come with the first transaction');
+    }
+
+    const chainState = rebuild ? new Map<string, string>() : this.chains;
+    const affinityState = rebuild ? new Map<string, number>() : this.affinity;
+    const staleNow = new Map<string, number>();
+    const reused = new Set<string>();
+    const servicesAfter = new Map<string, ServicePortRender | undefined>();
+    const chainsAfter = new Map<string, string | undefined>();
+    const affinityAfter = new Map<string, number | undefined>();
+
+    for (const { key, render } of changes) {
+      const old = rebuild ? undefined : this.services.get(key);
+      servicesAfter.set(key, render);
+      const forceRewrite = new Set<string>();
+      // Affinity sets first: a changed timeout means delete + add, so every chain naming the set
+      // is flushed before and rewritten after.
+      const wanted = new Map<string, AffinitySet>();
+      for (const a of render?.affinitySets ?? []) wanted.set(a.name, a);
+      for (const a of wanted.values()) {
+        const before = affinityState.get(a.name);
+        if (before === undefined) newSets.push(a.name);
+        else if (before !== a.timeoutSeconds) {
+          // Re-added after its delete (`readded` below): an `add set` first would meet the old set.
+          setDeletes.push(a.name);
+          for (const c of render?.chains ?? []) forceRewrite.add(c.name);
+        }
+        affinityAfter.set(a.name, a.timeoutSeconds);
+      }
+      for (const a of old?.affinitySets ?? []) {
+        if (!wanted.has(a.name)) {
+          setDeletes.push(a.name);
+          affinityAfter.set(a.name, undefined);
+        }
+      }
+      const newNames = new Set<string>();
+      for (const c of render?.chains ?? []) {
+        newNames.add(c.name);
+        const fp = fingerprint(c.rules);
+        const before = chainState.get(c.name);
+        chainsAfter.set(c.name, fp);
+        if (before === fp && !forceRewrite.has(c.name)) continue;
+        if (before === undefined) {
+          newChains.push(c.name);
+          if (this.staleChains.has(c.name)) reused.add(c.name);
+        } else {
+          newChains.push(c.name);
+          flushes.push(c.name);
+        }
+        ruleLines.push([c.name, c.rules]);
+      }
+      for (const c of old?.chains ?? []) {
+        if (newNames.has(c.name)) continue;
+        flushes.push(c.name);
+        staleNow.set(c.name, now);
+        chainsAfter.set(c.name, undefined);
+      }
+      this.own(key, render?.elements ?? [], dirty);
+    }
+
+    // Elements a failed transaction meant to change are still to be settled.
+    for (const ck of this.unsettled) dirty.add(ck);
+    for (const ck of dirty) this.unsettled.add(ck);
+
+    // Element changes, deletes before adds (a changed value is a delete and an add).
+    const elementDeletes: Array<readonly [string, string]> = [];
+    const elementAdds: PlacedElement[] = [];
+    const elementsAfter: Array<readonly [string, string, string | undefined]> = [];
+    for (const ck of deferElements ? [] : dirty) {
+      const sep = ck.indexOf('\0');
+      const container = ck.slice(0, sep);
+      const key = ck.slice(sep + 1);
+      const owners = this.owners.get(ck);
+      const desired = owners && owners.size > 0 ? owners.values().next().value : undefined;
+      const applied = rebuild ? undefined : this.elements.get(container)?.get(key);
+      const body = desired ? elementBody(desired) : undefined;
+      if (body === applied) continue;
+      if (applied !== undefined) elementDeletes.push([container, key]);
+      if (desired) elementAdds.push(desired);
+      elementsAfter.push([container, key, body]);
+    }
+
+    for (const name of newSets) {
+      const timeout = affinityAfter.get(name)!;
+      tx.addSet({ name, type: this.family === 'ip6' ? 'ipv6_addr' : 'ipv4_addr', flags: ['dynamic', 'timeout'], timeoutSeconds: timeout });
+    }
+    // A set whose timeout changed is deleted and re-added: its add must follow its delete.
+    const readded = new Set(setDeletes.filter((s) => affinityAfter.get(s) !== undefined));
+    for (const name of newChains) tx.addChain(name);
+    for (const name of flushes) tx.flushChain(name);
+    for (const [container, key] of elementDeletes) tx.deleteElement(container, key);
+    for (const name of setDeletes) tx.deleteSet(name);
+    for (const name of readded) tx.addSet({ name, type: this.family === 'ip6' ? 'ipv6_addr' : 'ipv4_addr', flags: ['dynamic', 'timeout'], timeoutSeconds: affinityAfter.get(name)! });
+    for (const [chain, rules] of ruleLines) for (const r of rules) tx.addRule(chain, r);
+    for (const e of elementAdds) tx.addElement(e.container, e);
+
+    commitFns.push(() => {
+      if (!deferElements) for (const ck of dirty) this.unsettled.delete(ck);
+      if (rebuild) {
+        this.services.clear();
+        this.chains.clear();
+        this.affinity.clear();
+        this.elements.clear();
+        this.staleChains.clear();
+      }
+      if (skeletonPrints) {
+        this.skeleton = skeletonPrints;
+        this.redeclare = false;
+      }
+      for (const name of affinityAfter.keys()) this.adoptedSets.delete(name);
+      for (const [k, r] of servicesAfter) {
+        if (r) this.services.set(k, r);
+        else this.services.delete(k);
+      }
+      for (const [c, fp] of chainsAfter) {
+        if (fp === undefined) this.chains.delete(c);
+        else this.chains.set(c, fp);
+      }
+      for (const c of reused) this.staleChains.delete(c);
+      for (const [c, t] of staleNow) this.staleChains.set(c, t);
+      for (const [s, t] of affinityAfter) {
+        if (t === undefined) this.affinity.delete(s);
+        else this.affinity.set(s, t);
+      }
+      for (const [container, key, body] of elementsAfter) {
+        let m = this.elements.get(container);
+        if (!m) this.elements.set(container, (m = new Map()));
+        if (body === undefined) m.delete(key);
+        else m.set(key, body);
+      }
+    });
+    return { tx, commit: () => commitFns.forEach((f) => f()) };
+  }
+
+  /** The next skeleton step declares the table, sets and maps again (idempotent `add`s): after adopt(). */
+  private redeclare = false;
+  /** Taking over a table a previous process left: finishAdoption() removes what nobody claimed. */
+  private adopting = false;
+  private readonly adoptedSets = new Set<string>();
+
+  /**
+   * Takes over a table a previous process left, from what the kernel says it holds: its shared
+   * elements are trusted (a sync only changes those that differ), its chains are not (each wanted
+   * one is rewritten, the rest are flushed and deleted by finishAdoption). So a restart can rewrite
+   * the table in batches of whole services while every service not yet rewritten keeps working on
+   * the old rules. False (nothing adopted) when a base chain has other hooks than ours or the table
+   * has base chains we do not write: only an atomic rebuild can replace those.
+   */
+  adopt(state: KernelTableState, skeleton: TableSkeleton): boolean {
+    this.forget();
+    const ours = new Map(skeleton.chains.map((c) => [c.decl.name, c.decl] as const));
+    const prints = new Map<string, string>();
+    for (const c of state.chains) {
+      const want = ours.get(c.name);
+      if (!want) {
+        if (c.base) return false;
+        this.chains.set(c.name, ADOPTED);
+        continue;
+      }
+      const same = want.base
+        ? c.base !== undefined && c.base.type === want.base.type && c.base.hook === want.base.hook && c.base.priority === want.base.priority
+        : c.base === undefined;
+      if (!same) {
+        this.forget();
+        return false;
+      }
+      prints.set(c.name, ADOPTED);
+    }
+    for (const [name, timeout] of state.sets) {
+      if (!isAffinitySetName(name)) continue;
+      this.affinity.set(name, timeout);
+      this.adoptedSets.add(name);
+    }
+    for (const [container, elements] of state.elements) this.elements.set(container, new Map(elements));
+    this.skeleton = prints;
+    this.redeclare = true;
+    this.adopting = true;
+    return true;
+  }
+
+  /**
+   * After every service was written over an adopted table: flushes the chains nobody rewrote
+   * (deleted a second later), deletes the elements nobody claims and the affinity sets nobody uses.
+   */
+  finishAdoption(now: number): SyncStep | null {
+    if (!this.adopting) return null;
+    const tx = new NftTransaction(this.family);
+    const flushed: string[] = [];
+    for (const [name, fp] of this.chains) {
+      if (fp !== ADOPTED) continue;
+      tx.flushChain(name);
+      flushed.push(name);
+    }
+    const orphans: Array<readonly [string, string]> = [];
+    for (const [container, elements] of this.elements) {
+      for (const key of elements.keys()) {
+        if (this.owners.has(`${container}\0${key}`)) continue;
+        tx.deleteElement(container, key);
+        orphans.push([container, key]);
+      }
+    }
+    const sets = [...this.adoptedSets];
+    for (const name of sets) tx.deleteSet(name);
+    return {
+      tx,
+      commit: () => {
+        for (const name of flushed) {
+          this.chains.delete(name);
+          this.staleChains.set(name, now);
+        }
+        for (const [container, key] of orphans) this.elements.get(container)?.delete(key);
+        for (const name of sets) this.affinity.delete(name);
+        this.adoptedSets.clear();
+        this.adopting = false;
+      },
+    };
+  }
+
+  /** Elements whose claims changed in a transaction not committed yet (it may fail: then the next one settles them). */
+  private readonly unsettled = new Set<string>();
+
+  /** owner → the elements it claims now. */
+  private readonly claims = new Map<string, readonly PlacedElement[]>();
+
+  /**
+   * Moves `owner`'s claims to `after` and marks every element touched. Claims change at once (not
+   * on commit): they are what the services want, whatever the kernel holds; a failed transaction
+   * leaves the committed elements as they were, and the next diff sees the difference again.
+   */
+  private own(owner: string, after: readonly PlacedElement[], dirty: Set<string>): void {
+    const before = this.claims.get(owner) ?? [];
+    if (after.length === 0) this.claims.delete(owner);
+    else this.claims.set(owner, after);
+    for (const e of before) {
+      const ck = `${e.container}\0${e.key}`;
+      const owners = this.owners.get(ck);
+      if (owners) {
+        owners.delete(owner);
+        if (owners.size === 0) this.owners.delete(ck);
+      }
+      dirty.add(ck);
+    }
+    for (const e of after) {
+      const ck = `${e.container}\0${e.key}`;
+      let owners = this.owners.get(ck);
+      if (!owners) this.owners.set(ck, (owners = new Map()));
+      if (!owners.has(owner)) owners.set(owner, e);
+      dirty.add(ck);
+    }
+  }
+}
