@@ -183,3 +183,14 @@ describe('ProxyAgent with a backend', () => {
     expect(reasons).toEqual([]);
   });
 });
+
+describe('healthTimeoutMs', () => {
+  it('is 2 × the syncPeriod of the mode in use (nftables and ipvs have their own)', () => {
+    const cfg = defaultConfiguration();
+    const c = { ...cfg, iptables: { ...cfg.iptables, syncPeriod: '10s' }, ipvs: { ...cfg.ipvs, syncPeriod: '20s' }, nftables: { ...cfg.nftables, syncPeriod: '5s' } };
+    expect(healthTimeoutMs(c, 'iptables')).toBe(20_000);
+    expect(healthTimeoutMs(c, 'ipvs')).toBe(40_000);
+    expect(healthTimeoutMs(c, 'nftables')).toBe(10_000);
+    expect(healthTimeoutMs(c, 'my-plugin')).toBe(20_000);
+  });
+});

@@ -47,11 +47,12 @@ export interface ProxyAgentOptions {
 }
 
 /**
- * Upstream's healthz timeout: 2 × the proxier's syncPeriod (ipvs has its own; iptables' also drives
- * nftables and third-party modes).
+ * Upstream's healthz timeout: 2 × the proxier's syncPeriod (ipvs and nftables have their own;
+ * iptables' also drives third-party modes).
  */
 export function healthTimeoutMs(config: KubeProxyConfiguration, mode: string): number {
-  return 2 * parseDuration(mode === 'ipvs' ? config.ipvs.syncPeriod : config.iptables.syncPeriod);
+  const period = mode === 'ipvs' ? config.ipvs.syncPeriod : mode === 'nftables' ? config.nftables.syncPeriod : config.iptables.syncPeriod;
+  return 2 * parseDuration(period);
 }
 
 /**

@@ -58,7 +58,7 @@ describe('kube-proxy CLI', () => {
   it('an unknown mode exits 2 listing the registered modes', async () => {
     const t = io();
     expect(await runCli(['--proxy-mode=bpf', `--manifests=${EXAMPLES}`, '--dry-run', '--once'], t.streams)).toBe(2);
-    expect(t.err()).toContain('registered modes: iptables, ipvs, userspace');
+    expect(t.err()).toContain('registered modes: iptables, ipvs, nftables, userspace');
   });
 
   it('iptables --dry-run --once on the examples prints the whole ruleset on stdout and only that', async () => {

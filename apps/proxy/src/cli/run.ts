@@ -34,6 +34,7 @@ import {
 import { BUILTIN_BACKENDS } from '../registry/builtin-backends.js';
 import { BackendRegistry, PluginContractError } from '../registry/backend-registry.js';
 import { loadPluginModule } from '../registry/load-plugin.js';
+import { cleanupOtherModes } from '../mode/switch-cleanup.js';
 import { IPVS_DEPRECATION_MESSAGE, ModeSelectionError, selectMode } from '../mode/select-mode.js';
 import { ManifestSource } from '../sources/manifests/manifest-source.js';
 import { ObjectValidation } from '../sources/validating-handlers.js';
@@ -221,6 +222,8 @@ async function runProxy(
   const scope = base.createChildContainer();
   scope.register(PROXY_CONTEXT, { useValue: context });
   agent.register(scope);
+  // Upstream's platformCleanup: switching between nftables and the iptables-based modes removes what the other left.
+  await cleanupOtherModes(plugin, registry, scope, context, logger);
   await plugin.register(scope, context);
   const provider = scope.resolve<Provider>(PROVIDER);
   // Host tuning (oom_score_adj, conntrack sysctls) only once the backend accepted the run: a mode
@@ -233,7 +236,15 @@ async function runProxy(
   // the process alive even when every API connection is down and only backoff timers are pending.
   const keepAlive = setInterval(() => undefined, 60_000);
   validation.useMetricsFrom(scope);
-  source.start(validation.wrap({ services: provider, endpointSlices: provider, node: fanOutNodeHandler(provider, agent.nodeHandler) }));
+  source.start(
+    validation.wrap({
+      services: provider,
+      endpointSlices: provider,
+      node: fanOutNodeHandler(provider, agent.nodeHandler),
+      // Only a provider that takes ServiceCIDRs gets them (and costs the API server a watch).
+      ...(typeof provider.onServiceCIDRsChanged === 'function' ? { serviceCIDRs: provider as Required<Pick<Provider, 'onServiceCIDRsChanged'>> } : {}),
+    }),
+  );
   const loop = provider.syncLoop();
   // As upstream: a changed or removed --config file ends the process (non-zero), and the DaemonSet
   // restarts it with the new configuration.

@@ -17,7 +17,7 @@ export const NFT_LARGE_RESTORE_RULES = 300_000;
 export const NFT_SLOW_RESTORE_MS = 30_000;
 
 const ALTERNATIVE =
-  'use iptables-legacy for a node this size (the proxy follows the variant holding kubelet\'s rules; e.g. update-alternatives --set iptables /usr/sbin/iptables-legacy on both kubelet\'s and the proxy\'s host) or, once this build has it, --proxy-mode=nftables';
+  'use iptables-legacy for a node this size (the proxy follows the variant holding kubelet\'s rules; e.g. update-alternatives --set iptables /usr/sbin/iptables-legacy on both kubelet\'s and the proxy\'s host) or --proxy-mode=nftables';
 
 export class NftScaleWarning {
   private warnedLarge = false;
