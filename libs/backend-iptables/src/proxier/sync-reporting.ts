@@ -1,14 +1,13 @@
 import type { AppliedChanges, IPFamily, Logger, ProxierObservers } from '@kube-proxy/core';
+import { reportSuccessfulSync as reportSynced } from '@kube-proxy/core';
 import type { IptablesProxierStats } from './iptables-proxier.js';
 
 /** The agent's parts a proxier reports to (core's ProxierObservers). */
 export type SyncObservers = ProxierObservers;
 
 /**
- * What upstream's syncProxyRules publishes after a successful restore, in its order: network
- * programming latency of the EndpointSlice changes this sync applied, the no-local-endpoints and
- * rule-count gauges (taken from the proxier's stats, which already hold them), health "updated",
- * the last-sync timestamp, then the Services' health-check ports and local endpoint counts.
+ * Core's report of a successful sync (upstream's order), with this mode's gauges: the rule counts
+ * per table (sync_proxy_rules_iptables_total / _last), taken from the proxier's stats.
  */
 export async function reportSuccessfulSync(
   observers: SyncObservers,
@@ -19,24 +18,19 @@ export async function reportSuccessfulSync(
   healthChecks: { readonly services: ReadonlyMap<string, number>; readonly localEndpoints: ReadonlyMap<string, number> },
   logger: Logger,
 ): Promise<void> {
-  const { metrics, health, serviceHealth } = observers;
-  if (metrics) {
-    for (const times of applied.endpoints.lastChangeTriggerTimes.values()) {
-      for (const t of times) metrics.networkProgrammingLatency(family, (now - t) / 1000);
-    }
-    metrics.noLocalEndpoints(family, stats.noLocalEndpoints);
-    metrics.iptablesRules(family, 'filter', { total: stats.filterRulesTotal, last: stats.filterRulesLast });
-    metrics.iptablesRules(family, 'nat', { total: stats.natRulesTotal, last: stats.natRulesLast });
-  }
-  health?.updated(family);
-  metrics?.syncSucceeded(family);
-  if (serviceHealth) {
-    // The rules are in place whatever happens here: a failing health server must not fail the sync.
-    try {
-      await serviceHealth.syncServices(healthChecks.services, family);
-      await serviceHealth.syncEndpoints(healthChecks.localEndpoints, family);
-    } catch (err) {
-      logger.error('Error syncing healthcheck services', { err: String(err) });
-    }
-  }
+  await reportSynced(
+    observers,
+    {
+      family,
+      applied,
+      now,
+      noLocalEndpoints: stats.noLocalEndpoints,
+      healthChecks,
+      modeMetrics: (metrics) => {
+        metrics.iptablesRules(family, 'filter', { total: stats.filterRulesTotal, last: stats.filterRulesLast });
+        metrics.iptablesRules(family, 'nat', { total: stats.natRulesTotal, last: stats.natRulesLast });
+      },
+    },
+    logger,
+  );
 }

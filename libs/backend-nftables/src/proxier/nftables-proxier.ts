@@ -10,6 +10,7 @@ import {
   parseNodePortAddresses,
   planServicePort,
   ProxierBase,
+  reportSuccessfulSync,
   resolveNodePortAddresses,
   selectLocalDetector,
   topologyGates,
@@ -29,7 +30,7 @@ import { renderServicePort, type ServicePortRender } from '../render/service-por
 import { tableSkeleton, type TableSkeleton } from '../render/table-skeleton.js';
 import { STALE_CHAIN_DELAY_MS, TableSync, type SyncStep } from './table-sync.js';
 import { coldStartBatches, lazyStep, type PlannedStep } from './cold-start.js';
-import { reportSuccessfulSync, writeDryRunTable } from './sync-report.js';
+import { writeDryRunTable } from './dry-run-output.js';
 import { TableMonitor } from './table-monitor.js';
 import { NftTransaction } from '../nft/nft-transaction.js';
 import type { KernelTableState } from '../kernel/kernel-table-state.js';
@@ -410,7 +411,8 @@ export class NftablesProxier extends ProxierBase {
       noLocalEndpoints: { internal: noLocalInternal, external: noLocalExternal },
     });
     this.logger.verbose('Reloading service nftables data', { numServices: serviceMap.size, numOperations: operations, numTransactions: transactions });
-    await reportSuccessfulSync(this.observers, this.family, this.stats.noLocalEndpoints, this.state, applied, now, this.logger);
+    const healthChecks = { services: this.state.healthCheckNodePorts(), localEndpoints: this.state.localReadyEndpoints() };
+    await reportSuccessfulSync(this.observers, { family: this.family, applied, now, noLocalEndpoints: this.stats.noLocalEndpoints, healthChecks }, this.logger);
     if (this.conntrack) await this.conntrack.cleanStaleEntries(serviceMap, applied);
     await this.writeDryRunOutput(full, now);
     this.firstSyncDone = true;
