@@ -13,6 +13,7 @@ import { ServiceCIDRSet } from '../service-cidrs/service-cidr-set.js';
 import { classifyObject, isProxiedKind, type ManifestKind, type ProxiedKind } from './object-key.js';
 import type { ManifestObject } from './parse-manifests.js';
 import { listManifestFiles, readManifestFile } from './read-manifests.js';
+import { SkippedObjects } from './skipped-objects.js';
 
 export interface ManifestSourceOptions {
   /** A manifest file or a directory of them. */
@@ -48,7 +49,8 @@ interface FileState {
  * Serves Services, EndpointSlices, the Node and the ServiceCIDRs (as one list, see ServiceCIDRSet)
  * from manifest files instead of the API server: the embedded default that lets the proxy run
  * without a cluster. Behaves like an informer: an initial list, then add/update/delete as files change. A file that fails to parse keeps its previous
- * objects (a half-saved edit must not delete every service in it); a bad object is skipped and logged.
+ * objects (a half-saved edit must not delete every service in it); a bad object is skipped and logged, and so is
+ * every object that makes no rules for another reason (see SkippedObjects).
  */
 export class ManifestSource {
   private files = new Map<string, FileState>();
@@ -61,8 +63,11 @@ export class ManifestSource {
   private rescanning: Promise<void> | undefined;
   private rescanAgain = false;
   private stopped = false;
+  private readonly skipped: SkippedObjects;
 
-  constructor(private readonly opts: ManifestSourceOptions) {}
+  constructor(private readonly opts: ManifestSourceOptions) {
+    this.skipped = new SkippedObjects(opts.logger, { nodeName: opts.nodeName, serviceProxyName: opts.serviceProxyName });
+  }
 
   /** Reads everything once. Throws only if the path itself cannot be listed. */
   async loadInitial(): Promise<void> {
@@ -161,8 +166,8 @@ export class ManifestSource {
         continue;
       }
       const objects = new Map<string, { kind: ManifestKind; object: ManifestObject }>();
-      result.objects.forEach((obj, index) => {
-        const c = classifyObject(obj);
+      const classified = result.objects.map((object, index) => ({ object, classified: classifyObject(object), index }));
+      classified.forEach(({ classified: c, index }) => {
         if (c.ok) {
           if (objects.has(c.key)) logger.warn('Duplicate object in manifest file; the later one wins', { file, object: c.key });
           objects.set(c.key, { kind: c.kind, object: c.object });
@@ -172,8 +177,10 @@ export class ManifestSource {
         }
       });
       next.set(file, { signature: result.signature, objects });
+      this.skipped.fileRead(file, classified);
     }
     this.files = next;
+    this.skipped.loaded(next.keys());
   }
 
   /** The merged view of all files, filtered as the API informers would filter. */

@@ -3,6 +3,12 @@ import { join } from 'node:path';
 import { parseManifestText, type ManifestObject } from './parse-manifests.js';
 
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
+/**
+ * Never Kubernetes objects, found in folders that also hold manifests (an npm package beside them,
+ * e.g. examples/plugins): a package's metadata and its installed dependencies.
+ */
+const NOT_MANIFESTS = new Set(['package.json', 'package-lock.json', 'tsconfig.json']);
+const NOT_MANIFEST_DIRS = new Set(['node_modules']);
 
 /** The outcome of reading one manifest file. */
 export type FileReadResult =
@@ -12,7 +18,8 @@ export type FileReadResult =
 /**
  * Lists manifest files under `path` (a file, or a directory searched recursively, sorted so that
  * delivery order is deterministic). Hidden files and directories (editor swap files, `..data`
- * symlink farms of ConfigMap volumes are followed via their visible names) are skipped.
+ * symlink farms of ConfigMap volumes are followed via their visible names) are skipped, and so are
+ * npm package files and node_modules folders.
  */
 export async function listManifestFiles(path: string): Promise<string[]> {
   const st = await stat(path);
@@ -23,7 +30,7 @@ export async function listManifestFiles(path: string): Promise<string[]> {
     const entries = await readdir(dir, { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
-      if (e.name.startsWith('.')) continue;
+      if (e.name.startsWith('.') || NOT_MANIFESTS.has(e.name) || NOT_MANIFEST_DIRS.has(e.name)) continue;
       const full = join(dir, e.name);
       const isDir = e.isDirectory() || (e.isSymbolicLink() && (await stat(full).catch(() => undefined))?.isDirectory());
       if (isDir) await walk(full, depth + 1);
