@@ -11,7 +11,7 @@ export class BackendRegistry {
   private readonly backends = new Map<string, BackendPlugin>();
 
   register(plugin: unknown, origin: string): BackendPlugin {
-    const checked = checkPluginShape(plugin, origin);
+    const checked = guardRegister(checkPluginShape(plugin, origin), origin);
     const existing = this.backends.get(checked.name);
     if (existing) {
       throw new PluginContractError(
@@ -33,6 +33,31 @@ export class BackendRegistry {
   all(): BackendPlugin[] {
     return [...this.backends.values()];
   }
+}
+
+/**
+ * The plugin as the rest of the app sees it: a register() that throws is refused with the module and
+ * the backend named (the run then exits 1 before the host is touched), not reported as a crash of
+ * kube-proxy. The original error stays as `cause`. Methods are called on the plugin object itself, so
+ * a plugin written as a class keeps its `this`.
+ */
+function guardRegister(plugin: BackendPlugin, origin: string): BackendPlugin {
+  const cleanup = plugin.cleanup;
+  return {
+    apiVersion: plugin.apiVersion,
+    name: plugin.name,
+    version: plugin.version,
+    detect: (host, config) => plugin.detect(host, config),
+    register: async (container, context) => {
+      try {
+        await plugin.register(container, context);
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        throw new PluginContractError(`${origin}: backend plugin "${plugin.name}" failed in register(): ${why}`, { cause: err });
+      }
+    },
+    ...(cleanup ? { cleanup: (container, context) => cleanup.call(plugin, container, context) } : {}),
+  };
 }
 
 function checkPluginShape(value: unknown, origin: string): BackendPlugin {
