@@ -30,7 +30,7 @@ describe('BackendRegistry refusals', () => {
     const r = new BackendRegistry();
     const boom = new Error('no datapath here');
     const registered = r.register(plugin({ register: () => { throw boom; } }), '--backend-plugin=my-backend');
-    const err = await registered.register(container.createChildContainer(), context).then(
+    const err = await Promise.resolve(registered.register(container.createChildContainer(), context)).then(
       () => undefined,
       (e: unknown) => e,
     );
