@@ -1,10 +1,10 @@
 /**
  * Real-kernel e2e of the iptables backend: `bin/kube-proxy --proxy-mode=iptables` runs inside the node
- * namespace of a simulated node (tools/src/netns, datapath.md §2), programs real rules with
+ * namespace of a simulated node (tools/src/netns, docs/datapath-testing.md), programs real rules with
  * iptables-restore from manifest files, and real TCP/UDP traffic checks the datapath. The whole suite
  * runs once per iptables variant (nft, legacy); the proxy picks the variant from kubelet's hint chain.
  *
- * Assertion windows follow datapath.md §3: 50/50 over 200 tries within 70–130; drops are bounded
+ * Assertion windows follow docs/datapath-testing.md: 50/50 over 200 tries within 70–130; drops are bounded
  * timeouts; "fast" ECONNREFUSED is < 200 ms per try.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Real-kernel test harness: simulated Kubernetes node in network namespaces (datapath.md §2),
+// Real-kernel test harness: simulated Kubernetes node in network namespaces (docs/datapath-testing.md),
 // echo servers and bounded probes, iptables helpers. Everything stays inside namespaces it creates.
 export { run, waitFor, sleep, idle, mergeEnv, CommandError, type CommandResult, type RunOptions } from './exec.js';
 export {

@@ -3,7 +3,7 @@ import { idle, mergeEnv, run, type CommandResult, type RunOptions } from './exec
 import { scriptPath } from './scripts.js';
 
 /**
- * A simulated Kubernetes node built from network namespaces (datapath.md §2):
+ * A simulated Kubernetes node built from network namespaces (docs/datapath-testing.md):
  *
  * ```
  * <p>-client eth0 192.168.50.2/24 ──veth── <p>up 192.168.50.1/24  <p>-node (ip_forward=1, br_nf=1)
@@ -351,7 +351,7 @@ export async function createSimulatedNode(opts: SimulatedNodeOptions): Promise<S
       await ip(['-n', C, 'route', 'add', dst, 'via', NODE_IP]);
     }
     await ip(['-n', C, 'route', 'add', CLUSTER_CIDR, 'via', NODE_IP]);
-    // The node needs a route covering the service range (datapath.md §2); it points into the client,
+    // The node needs a route covering the service range (docs/datapath-testing.md); it points into the client,
     // which does not forward, so nothing leaves.
     await ip(['-n', N, 'route', 'add', 'default', 'via', CLIENT_IP]);
     if (ipv6) {

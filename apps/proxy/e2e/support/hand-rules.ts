@@ -1,5 +1,5 @@
 /**
- * Hand-written kube-proxy-style rules (datapath.md §3) used only by the harness self-test, so that the
+ * Hand-written kube-proxy-style rules (docs/datapath-testing.md) used only by the harness self-test, so that the
  * harness can be checked without the proxy: one ClusterIP (10.96.0.10:80 → pod1/pod2 :8080, masquerade for
  * off-cluster sources and hairpin) and one service without endpoints (10.96.0.99:80 → REJECT).
  */

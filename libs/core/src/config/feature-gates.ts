@@ -1,6 +1,6 @@
 /**
  * The feature gates kube-proxy-ts knows, with their state in the Kubernetes release whose behaviour we
- * emulate (v1.34; shared notes upstream-reference.md §2 "Feature gates that kube-proxy reads").
+ * emulate (v1.34; upstream's pkg/features/kube_features.go, the gates kube-proxy reads).
  * Upstream rejects unknown gate names and refuses to turn off a GA gate that is locked to its default;
  * validation does the same with this table.
  */

@@ -2,7 +2,7 @@
  * KubeProxyConfiguration, kubeproxy.config.k8s.io/v1alpha1, in its defaulted form.
  * Durations are kept as upstream's metav1.Duration strings ("30s", "1h0m0s") in the file and parsed to
  * milliseconds on load (`*Ms` fields are not part of the file format; see config/load.ts).
- * Field names and defaults follow upstream (shared notes: upstream-reference.md §2).
+ * Field names and defaults follow upstream (k8s.io/kube-proxy/config/v1alpha1 and its defaults.go).
  */
 export interface ClientConnectionConfiguration {
   kubeconfig: string;
