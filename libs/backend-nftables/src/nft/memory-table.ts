@@ -1,3 +1,4 @@
+import { COMMENT_BYTES_MAX, NAME_BYTES_MAX, utf8Length } from './nft-limits.js';
 import { TABLE_COMMENT, TABLE_NAME, quoted, type NftFamily } from './nft-objects.js';
 
 /** A transaction the in-memory table refused, with the 1-based line it failed on (as nft reports it). */
@@ -52,6 +53,16 @@ function elementValue(body: string): string {
   return colon < 0 ? '' : body.slice(colon + 3);
 }
 
+const COMMENT = / comment "([^"]*)"/g;
+
+/** The kernel's and nft's length limits (nft-limits.ts), refused with the errors nft prints. */
+function checkLengths(name: string, tail: string): void {
+  if (utf8Length(name) > NAME_BYTES_MAX) throw new Error('Could not process rule: Numerical result out of range');
+  for (const m of tail.matchAll(COMMENT)) {
+    if (utf8Length(m[1]) > COMMENT_BYTES_MAX) throw new Error(`comment too long, ${COMMENT_BYTES_MAX} characters maximum allowed`);
+  }
+}
+
 function sorted<K extends string>(keys: Iterable<K>): K[] {
   return [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -61,7 +72,8 @@ function sorted<K extends string>(keys: Iterable<K>): K[] {
  * proxier sends to `nft -f -`: what --dry-run prints and what the unit tests inspect. It keeps the
  * kernel's rules that matter for a proxier's correctness: a transaction is atomic (a failing line
  * undoes the lines before it), rules and map elements may only name chains, sets and maps that
- * exist, and a chain, set or map still referenced cannot be deleted.
+ * exist, a chain, set or map still referenced cannot be deleted, and names and comments are held
+ * to nft's length limits.
  */
 export class MemoryNftTable {
   private exists = false;
@@ -165,6 +177,7 @@ export class MemoryNftTable {
     const space = rest.indexOf(' ');
     const name = space < 0 ? rest : rest.slice(0, space);
     const tail = space < 0 ? '' : rest.slice(space);
+    checkLengths(name, tail);
     switch (kind) {
       case 'chain':
         return this.applyChain(verb, name, tail, undo);

@@ -3,6 +3,7 @@
  * is the one knftables writes (and upstream's fake `nft.Dump()` prints), so a dump of ours and a
  * dump of upstream's can be diffed line by line.
  */
+import { nftCommentText } from './nft-limits.js';
 
 /** The nftables family of a table: `ip` for IPv4, `ip6` for IPv6. */
 export type NftFamily = 'ip' | 'ip6';
@@ -51,9 +52,13 @@ export function familyOf(ipFamily: 'IPv4' | 'IPv6'): NftFamily {
   return ipFamily === 'IPv6' ? 'ip6' : 'ip';
 }
 
-/** A comment as nft reads it. Our comments are fixed strings and Kubernetes names, checked by render-safety. */
+/**
+ * A comment as nft reads it: quoted, and cut to nft's 128 bytes (nft-limits.ts), so no comment, not
+ * even one built from the longest valid names, can fail a transaction. Our comments are fixed
+ * strings and Kubernetes names, checked by render-guards.
+ */
 export function quoted(text: string): string {
-  return `"${text}"`;
+  return `"${nftCommentText(text)}"`;
 }
 
 export function chainBody(decl: ChainDecl): string {
