@@ -1,6 +1,7 @@
-import { nullLogger } from '@kube-proxy/core';
+import { nullLogger, type IptablesInterface, type RestoreOptions, type Table } from '@kube-proxy/core';
 import { cleanupIptables } from './cleanup.js';
-import { DryRunIptables } from '@kube-proxy/core';
+import { DryRunIptables, InMemoryTables } from '@kube-proxy/core';
+import { savedNodeTables } from './cleanup-test-table.js';
 import { JUMP_CHAINS, jumpRuleArgs, KUBELET_JUMP_CHAINS } from './render/index.js';
 
 const NAT_STATE = `*nat
@@ -92,5 +93,68 @@ describe('cleanupIptables', () => {
     expect(await cleanupIptables(ipt, nullLogger)).toBe(false);
     expect(ipt.tables.rules('nat', 'PREROUTING')).toEqual([]);
     expect(ipt.tables.chainExists('nat', 'KUBE-SERVICES')).toBe(false);
+  });
+});
+
+/** Every call the cleanup makes, over a DryRunIptables or over fixed iptables-save text. */
+function recording(inner: IptablesInterface | { saves: Partial<Record<Table, string>> }) {
+  const calls: string[] = [];
+  const payloads: string[] = [];
+  const real = 'saves' in inner ? undefined : inner;
+  const saves = 'saves' in inner ? inner.saves : {};
+  const ipt = {
+    family: 'IPv4',
+    description: 'recording',
+    saveTable: async (table: Table) => {
+      calls.push(`save ${table}`);
+      return real ? real.saveTable(table) : (saves[table] ?? '');
+    },
+    restore: async (payload: string, options: RestoreOptions) => {
+      calls.push('restore');
+      payloads.push(payload);
+      if (real) await real.restore(payload, options);
+    },
+    deleteRule: async (table: Table, chain: string, args: readonly string[]) => {
+      calls.push(`deleteRule ${table} ${chain}`);
+      if (real) await real.deleteRule(table, chain, args);
+    },
+    flushChain: async (table: Table, chain: string) => void calls.push(`flush ${table} ${chain}`),
+    deleteChain: async (table: Table, chain: string) => void calls.push(`delete ${table} ${chain}`),
+  } as unknown as IptablesInterface;
+  return { ipt, calls, payloads };
+}
+
+describe('cleanupIptables: linear, one transaction per table', () => {
+  const referencesTo = Object.getOwnPropertyDescriptor(InMemoryTables.prototype, 'referencesTo') as PropertyDescriptor;
+  afterEach(() => Object.defineProperty(InMemoryTables.prototype, 'referencesTo', referencesTo));
+
+  it('unlinks the Services in the same iptables-restore that deletes their chains (never unlinked first)', async () => {
+    const { ipt, calls, payloads } = recording(await programmed());
+    expect(await cleanupIptables(ipt, nullLogger)).toBe(false);
+    // One save and at most one restore per table; no single-rule command that would leave every
+    // Service unlinked while the chains are still being worked out.
+    expect(calls).toEqual(['save filter', 'restore', 'save nat', 'restore', 'save mangle', 'restore']);
+    const natPayload = payloads.find((p) => p.startsWith('*nat')) ?? '';
+    expect(natPayload).toContain('-D PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES');
+    expect(natPayload).toContain('-X KUBE-SEP-SXIVWICOYRO3J4NJ');
+  });
+
+  it('cleans a 10k-service node without asking the table who refers to each chain', async () => {
+    // The quadratic version called referencesTo (a scan of the whole table) for each of the 60k chains.
+    let scans = 0;
+    Object.defineProperty(InMemoryTables.prototype, 'referencesTo', {
+      ...referencesTo,
+      value: () => {
+        scans++;
+        throw new Error('referencesTo scans the whole table: not once per chain');
+      },
+    });
+    const { ipt, calls, payloads } = recording({ saves: savedNodeTables(10_000) });
+    expect(await cleanupIptables(ipt, nullLogger)).toBe(false);
+    expect(scans).toBe(0);
+    expect(calls).toEqual(['save filter', 'restore', 'save nat', 'restore', 'save mangle']);
+    const natLines = (payloads[1] ?? '').split('\n');
+    expect(natLines.filter((l) => l.startsWith('-X '))).toHaveLength(60_004);
+    expect(natLines.filter((l) => l.startsWith('-D '))).toHaveLength(3);
   });
 });

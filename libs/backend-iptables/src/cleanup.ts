@@ -1,170 +1,58 @@
 import type { CommandExecutor, IPFamily, IptablesVariant, Logger } from '@kube-proxy/core';
-import { InMemoryTables, Iptables, assertRestorePayload, iptablesBinaries, type IptablesInterface, type Table } from '@kube-proxy/core';
-import {
-  CLEANUP_ONLY_JUMP_CHAINS,
-  isServiceChainName,
-  JUMP_CHAINS,
-  jumpRuleArgs,
-  KUBE_CHAINS,
-  KUBE_PROXY_CANARY_CHAIN,
-  makeChainLine,
-} from './render/index.js';
+import { Iptables, assertRestorePayload, iptablesBinaries, type IptablesInterface, type Table } from '@kube-proxy/core';
+import { planTableCleanup, renderCleanupRestore } from './cleanup-plan.js';
+import { parseSavedTable } from './cleanup-saved-table.js';
 
-/**
- * The fixed chains this backend creates, by table (upstream's CleanupLeftovers list plus the ones it
- * leaves behind: KUBE-PROXY-FIREWALL, KUBE-MARK-MASQ and the canaries). KUBE-FIREWALL (kubelet's)
- * is never removed, as upstream.
- */
-export const OWNED_CHAINS: Readonly<Record<Table, readonly string[]>> = {
-  filter: [
-    KUBE_CHAINS.SERVICES,
-    KUBE_CHAINS.EXTERNAL_SERVICES,
-    KUBE_CHAINS.FORWARD,
-    KUBE_CHAINS.NODEPORTS,
-    KUBE_CHAINS.PROXY_FIREWALL,
-    KUBE_PROXY_CANARY_CHAIN,
-  ],
-  nat: [
-    KUBE_CHAINS.SERVICES,
-    KUBE_CHAINS.NODEPORTS,
-    KUBE_CHAINS.POSTROUTING,
-    KUBE_CHAINS.MARK_MASQ,
-    KUBE_PROXY_CANARY_CHAIN,
-  ],
-  mangle: [KUBE_PROXY_CANARY_CHAIN],
-};
+export { OWNED_CHAINS } from './cleanup-plan.js';
 
 const CLEANUP_TABLES: readonly Table[] = ['filter', 'nat', 'mangle'];
 
-function parseSave(save: string): InMemoryTables {
-  const model = new InMemoryTables();
-  model.restore(save, { noFlush: false, validateTargets: false });
-  return model;
-}
-
-/** Chains of `table` in `model` that this backend owns (fixed names, per-service chains in nat). */
-export function ownedChainsIn(model: InMemoryTables, table: Table): string[] {
-  const fixed = new Set(OWNED_CHAINS[table]);
-  return model.chains(table).filter((c) => fixed.has(c) || (table === 'nat' && isServiceChainName(c)));
-}
-
 /**
- * Of the owned chains, those that can be deleted: the ones no rule outside the deleted set refers to.
- * A chain some foreign rule still jumps to (another tool's, or an older kube-proxy's jump with other
- * arguments) is left untouched, because iptables would refuse to delete it and fail the whole table.
- */
-export function deletableChains(model: InMemoryTables, table: Table, owned: readonly string[]): {
-  deletable: string[];
-  kept: string[];
-} {
-  const ownedSet = new Set(owned);
-  const kept = new Set<string>();
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const chain of owned) {
-      if (kept.has(chain)) continue;
-      const foreign = model
-        .referencesTo(table, chain)
-        .some((ref) => !ownedSet.has(ref.chain) || kept.has(ref.chain));
-      if (foreign) {
-        kept.add(chain);
-        changed = true;
-      }
-    }
-  }
-  return { deletable: owned.filter((c) => !kept.has(c)), kept: [...kept] };
-}
-
-/**
- * Removes everything this backend programs from one family's iptables: the jump rules of JUMP_CHAINS
- * (and of cleanup-only jumps), then — in one iptables-restore per table — every owned chain
- * (flushed by its chain line, then `-X`). Upstream's CleanupLeftovers, extended to mangle (canary),
- * KUBE-PROXY-FIREWALL and KUBE-MARK-MASQ. Safe on a clean node: nothing is run for tables or chains
- * that iptables-save does not show. Returns true if an error was encountered (errors are logged).
+ * Removes everything this backend programs from one family's iptables, per table: ONE iptables-save,
+ * a plan computed in linear time (cleanup-plan.ts), then ONE iptables-restore that removes our jump
+ * rules from the built-in chains and flushes and deletes our chains in the same transaction. Upstream's
+ * CleanupLeftovers does one restore per table too (after unlinking with one command per jump); doing
+ * the unlinking inside the restore means no moment exists in which the Services are unlinked but the
+ * chains are still there, and a failed restore leaves the table as it was. Extended, as before, to
+ * mangle (canary), KUBE-PROXY-FIREWALL and KUBE-MARK-MASQ. Safe on a clean node: nothing is run for a
+ * table with nothing of ours. Returns true if an error was encountered (errors are logged).
  */
 export async function cleanupIptables(ipt: IptablesInterface, logger: Logger): Promise<boolean> {
   let encounteredError = false;
   for (const table of CLEANUP_TABLES) {
-    let model: InMemoryTables;
-    try {
-      model = parseSave(await ipt.saveTable(table));
-    } catch (err) {
-      logger.error('Failed to execute iptables-save', { iptables: ipt.description, table, error: String(err) });
-      encounteredError = true;
-      continue;
-    }
-    if (!model.hasTable(table)) continue;
-
-    // Unlink our chains.
-    let removedJumps = false;
-    for (const jump of [...JUMP_CHAINS, ...CLEANUP_ONLY_JUMP_CHAINS]) {
-      if (jump.table !== table) continue;
-      if (!model.chainExists(table, jump.srcChain) || !model.chainExists(table, jump.dstChain)) continue;
-      const args = jumpRuleArgs(jump, true);
-      // Duplicates (e.g. from a crashed older proxy) are removed too.
-      // (At least one attempt: deleteRule checks with -C, which matches iptables' own canonical form.)
-      const copies = Math.max(1, countRule(model, table, jump.srcChain, args));
-      for (let i = 0; i < copies; i++) {
-        try {
-          await ipt.deleteRule(table, jump.srcChain, args);
-          removedJumps = true;
-        } catch (err) {
-          logger.error('Error removing pure-iptables proxy rule', {
-            iptables: ipt.description,
-            table,
-            chain: jump.srcChain,
-            error: String(err),
-          });
-          encounteredError = true;
-          break;
-        }
-      }
-    }
-    if (removedJumps) {
-      try {
-        model = parseSave(await ipt.saveTable(table));
-      } catch (err) {
-        logger.error('Failed to execute iptables-save', { iptables: ipt.description, table, error: String(err) });
-        encounteredError = true;
-        continue;
-      }
-    }
-
-    // Flush and remove all of our chains in this table.
-    const owned = ownedChainsIn(model, table);
-    if (owned.length === 0) continue;
-    const { deletable, kept } = deletableChains(model, table, owned);
-    for (const chain of kept) {
-      logger.warn('Not deleting chain still referenced by rules kube-proxy does not own', {
-        iptables: ipt.description,
-        table,
-        chain,
-        referencedFrom: model.referencesTo(table, chain).map((r) => r.chain),
-      });
-    }
-    if (deletable.length === 0) continue;
-    const lines = [`*${table}`, ...deletable.map(makeChainLine), ...deletable.map((c) => `-X ${c}`), 'COMMIT', ''];
-    try {
-      // The chain names were read back from iptables-save: checked like every rendered payload, so a
-      // name that would break the line is refused instead of written.
-      assertRestorePayload(lines.join('\n'), lines.length - 1);
-      await ipt.restore(lines.join('\n'), { noFlush: true, counters: true });
-      logger.info('Removed iptables chains', { iptables: ipt.description, table, chains: deletable.length });
-    } catch (err) {
-      logger.error('Failed to execute iptables-restore', { iptables: ipt.description, table, error: String(err) });
-      encounteredError = true;
-    }
+    if (!(await cleanupTable(ipt, table, logger))) encounteredError = true;
   }
   return encounteredError;
 }
 
-function countRule(model: InMemoryTables, table: Table, chain: string, args: readonly string[]): number {
-  // The model can only tell whether one copy exists; count by deleting from a scratch copy.
-  const scratch = parseSave(model.save(table));
-  let n = 0;
-  while (scratch.deleteRule(table, chain, args)) n++;
-  return n;
+/** One table of cleanupIptables; false when an error was encountered (logged). */
+async function cleanupTable(ipt: IptablesInterface, table: Table, logger: Logger): Promise<boolean> {
+  let save: string;
+  try {
+    save = await ipt.saveTable(table);
+  } catch (err) {
+    logger.error('Failed to execute iptables-save', { iptables: ipt.description, table, error: String(err) });
+    return false;
+  }
+  const saved = await parseSavedTable(save, table);
+  if (!saved) return true;
+  const plan = planTableCleanup(saved);
+  for (const { chain, referencedFrom } of plan.kept) {
+    logger.warn('Not deleting chain still referenced by rules kube-proxy does not own', { iptables: ipt.description, table, chain, referencedFrom });
+  }
+  const payload = renderCleanupRestore(plan);
+  if (payload === undefined) return true;
+  try {
+    // The chain names and rule texts were read back from iptables-save: checked like every rendered
+    // payload, so a line that would break the transaction is refused instead of written.
+    assertRestorePayload(payload, plan.jumps.length + 2 * plan.deletable.length + 2);
+    await ipt.restore(payload, { noFlush: true, counters: true });
+    logger.info('Removed iptables rules and chains', { iptables: ipt.description, table, jumps: plan.jumps.length, chains: plan.deletable.length });
+    return true;
+  } catch (err) {
+    logger.error('Failed to execute iptables-restore', { iptables: ipt.description, table, error: String(err) });
+    return false;
+  }
 }
 
 /** Whether `binary --version` runs: the variant/family exists on this host. */

@@ -1,0 +1,73 @@
+import type { Table } from '@kube-proxy/core';
+import { ruleTarget, tokenize } from '@kube-proxy/core';
+
+/** One `-A CHAIN …` line of iptables-save output: its chain, its text after the chain, its jump target. */
+export interface SavedRule {
+  readonly chain: string;
+  /** The rule as iptables-save printed it after `-A CHAIN ` (iptables-restore syntax, kernel's canonical form). */
+  readonly text: string;
+  /** `-j X` / `-g X` target; undefined for a rule without one (or one whose text cannot be split). */
+  readonly target: string | undefined;
+}
+
+/** One table of iptables-save output, read once: its chains and its rules, in save order. */
+export interface SavedTable {
+  readonly table: Table;
+  readonly chains: readonly string[];
+  readonly rules: readonly SavedRule[];
+}
+
+/**
+ * Lines parsed between two yields to the event loop. A 10k-service nat table is ~220k lines; read in
+ * one synchronous run it would keep a SIGTERM from being handled until it is done.
+ */
+const LINES_PER_TURN = 10_000;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** The target of one rule's text: cheap substring test first, the quote-aware split only when needed. */
+function targetOf(text: string): string | undefined {
+  if (!/(^|\s)(-j|--jump|-g|--goto)\s/.test(text)) return undefined;
+  try {
+    return ruleTarget(tokenize(text))?.target;
+  } catch {
+    // An unterminated quote: iptables-save never prints one; the rule is treated as jumping nowhere.
+    return undefined;
+  }
+}
+
+/**
+ * Reads `table` from iptables-save output in one pass (linear in its lines, yielding to the event
+ * loop every LINES_PER_TURN lines). Resolves undefined when the output has no such table.
+ */
+export async function parseSavedTable(save: string, table: Table): Promise<SavedTable | undefined> {
+  const lines = save.split('\n');
+  const chains: string[] = [];
+  const rules: SavedRule[] = [];
+  let inTable = false;
+  let found = false;
+  for (let i = 0; i < lines.length; i++) {
+    if (i > 0 && i % LINES_PER_TURN === 0) await yieldToEventLoop();
+    // `iptables-save -c` prefixes rules with `[packets:bytes] `.
+    const line = (lines[i] as string).trim().replace(/^\[\d+:\d+\]\s+/, '');
+    if (line.startsWith('*')) {
+      inTable = line.slice(1).trim() === table;
+      found ||= inTable;
+      continue;
+    }
+    if (!inTable) continue;
+    if (line === 'COMMIT') {
+      inTable = false;
+    } else if (line.startsWith(':')) {
+      const end = line.indexOf(' ');
+      chains.push(end < 0 ? line.slice(1) : line.slice(1, end));
+    } else if (line.startsWith('-A ')) {
+      const rest = line.slice(3).trimStart();
+      const end = rest.search(/\s/);
+      const chain = end < 0 ? rest : rest.slice(0, end);
+      const text = end < 0 ? '' : rest.slice(end).trim();
+      rules.push({ chain, text, target: targetOf(text) });
+    }
+  }
+  return found ? { table, chains, rules } : undefined;
+}
