@@ -222,10 +222,11 @@ async function runProxy(
   const scope = base.createChildContainer();
   scope.register(PROXY_CONTEXT, { useValue: context });
   agent.register(scope);
-  // Upstream's platformCleanup: switching between nftables and the iptables-based modes removes what the other left.
-  await cleanupOtherModes(plugin, registry, scope, context, logger);
   await plugin.register(scope, context);
   const provider = scope.resolve<Provider>(PROVIDER);
+  // Upstream's platformCleanup (switching between nftables and the iptables-based modes removes what
+  // the other left), but only once this mode has synced: the node is never without Service rules.
+  const switchCleanup = cleanupOtherModes({ plugin, registry, scope, context, logger, firstSync: provider.firstSync() });
   // Host tuning (oom_score_adj, conntrack sysctls) only once the backend accepted the run: a mode
   // that is refused (an unusable scheduler, a plugin whose register() throws) changes nothing.
   await agent.prepareHost();
@@ -271,6 +272,9 @@ async function runProxy(
   ]);
   stopAll();
   await loop.catch(() => undefined);
+  // Settled by now (a stopped provider rejects its first sync) or a cleanup already running: finished,
+  // so that --once has removed the other modes' leftovers when it exits.
+  await switchCleanup;
   await agent.stop();
   if (outcome === 'synced') {
     logger.info('First sync done; exiting because of --once');

@@ -1,7 +1,7 @@
 import { BACKEND_PLUGIN_API_VERSION, RecordingLogger, testContext, type BackendPlugin } from '@kube-proxy/core';
 import { container } from 'tsyringe';
 import { BackendRegistry } from '../registry/backend-registry.js';
-import { cleanupOtherModes, modesToClean } from './switch-cleanup.js';
+import { cleanupOtherModes, modesToClean, type SwitchCleanupOptions } from './switch-cleanup.js';
 
 function backend(name: string, calls: string[], fail = false): BackendPlugin {
   return {
@@ -17,14 +17,26 @@ function backend(name: string, calls: string[], fail = false): BackendPlugin {
   };
 }
 
-function setup(failing: string[] = []) {
+function setup(mode: string, options: { failing?: string[]; dryRun?: boolean; firstSync?: Promise<void> } = {}) {
   const calls: string[] = [];
   const registry = new BackendRegistry();
-  for (const name of ['iptables', 'ipvs', 'nftables', 'userspace']) registry.register(backend(name, calls, failing.includes(name)), 'builtin');
-  return { calls, registry };
+  for (const name of ['iptables', 'ipvs', 'nftables', 'userspace']) registry.register(backend(name, calls, options.failing?.includes(name)), 'builtin');
+  const logger = new RecordingLogger();
+  const switchOptions: SwitchCleanupOptions = {
+    plugin: registry.get(mode)!,
+    registry,
+    scope: container.createChildContainer(),
+    context: testContext({ dryRun: options.dryRun ?? false }),
+    logger,
+    firstSync: options.firstSync ?? Promise.resolve(),
+  };
+  return { calls, logger, switchOptions };
 }
 
-describe('switching proxy modes (upstream platformCleanup)', () => {
+/** Lets every already-settled promise callback run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('switching proxy modes (upstream platformCleanup, after the first sync)', () => {
   it('nftables removes the iptables-based modes\' leftovers, and they remove the nftables tables', () => {
     expect(modesToClean('nftables')).toEqual(['iptables', 'ipvs']);
     expect(modesToClean('iptables')).toEqual(['nftables']);
@@ -33,22 +45,34 @@ describe('switching proxy modes (upstream platformCleanup)', () => {
     expect(modesToClean('my-plugin')).toEqual([]);
   });
 
-  it('runs the other modes\' cleanup at start', async () => {
-    const { calls, registry } = setup();
-    await cleanupOtherModes(registry.get('nftables')!, registry, container.createChildContainer(), testContext({ dryRun: false }), new RecordingLogger());
+  it('removes nothing until the starting mode has synced once, then the other modes\' leftovers', async () => {
+    let synced!: () => void;
+    const firstSync = new Promise<void>((resolve) => (synced = resolve));
+    const { calls, switchOptions } = setup('nftables', { firstSync });
+    const done = cleanupOtherModes(switchOptions);
+    await settle();
+    // The old mode's rules are all the node has until the new mode's first sync.
+    expect(calls).toEqual([]);
+    synced();
+    await done;
     expect(calls).toEqual(['iptables', 'ipvs']);
   });
 
-  it('never in --dry-run', async () => {
-    const { calls, registry } = setup();
-    await cleanupOtherModes(registry.get('iptables')!, registry, container.createChildContainer(), testContext({ dryRun: true }), new RecordingLogger());
+  it('a proxy stopped before its first sync leaves the other modes\' rules in place', async () => {
+    const { calls, switchOptions } = setup('iptables', { firstSync: Promise.reject(new Error('stopped before the first sync')) });
+    await cleanupOtherModes(switchOptions);
     expect(calls).toEqual([]);
   });
 
-  it('a failing cleanup is logged and does not stop the start', async () => {
-    const { calls, registry } = setup(['iptables']);
-    const logger = new RecordingLogger();
-    await cleanupOtherModes(registry.get('nftables')!, registry, container.createChildContainer(), testContext({ dryRun: false }), logger);
+  it('never in --dry-run', async () => {
+    const { calls, switchOptions } = setup('iptables', { dryRun: true });
+    await cleanupOtherModes(switchOptions);
+    expect(calls).toEqual([]);
+  });
+
+  it('a failing cleanup is logged and does not stop the others', async () => {
+    const { calls, logger, switchOptions } = setup('nftables', { failing: ['iptables'] });
+    await cleanupOtherModes(switchOptions);
     expect(calls).toEqual(['iptables', 'ipvs']);
     expect(logger.entries.some((e) => e.level === 'error' && e.meta['mode'] === 'iptables')).toBe(true);
   });
