@@ -26,6 +26,7 @@ import { IpvsKernelCommandError } from './kernel-command-error.js';
 import { parseIpsetSave } from './ipset-save.js';
 import { parseIpvsadmSave } from './ipvsadm-save.js';
 import { KUBE_IPVS_DEVICE, type IpvsConnections, type IpvsKernel } from './ipvs-kernel.js';
+import { applyLinkChangesSharingLink } from './link-add-race.js';
 import { linkBatchLines, type LinkChange } from './link-batch.js';
 import { guardPayload } from './payload-guard.js';
 import { parseProcNetIpVs } from './proc-net-ip-vs.js';
@@ -37,12 +38,6 @@ export interface HostIpvsKernelOptions {
   readonly procNetIpVsPath?: string;
   /** Bound of each tool run; default 60 s. */
   readonly timeoutMs?: number;
-}
-
-/** `ip -batch` failed on its first line (our `link add`) because the link exists. */
-function isLinkAddRace(err: unknown): boolean {
-  const text = err instanceof Error ? err.message : String(err);
-  return /File exists/.test(text) && /Command failed -:1\b/.test(text);
 }
 
 export class HostIpvsKernel implements IpvsKernel {
@@ -99,20 +94,17 @@ export class HostIpvsKernel implements IpvsKernel {
     return parseIpAddrShow(result.stdout, family);
   }
 
+  /** Both families' proxiers may race to create kube-ipvs0: see link-add-race.ts. */
   async applyLinkChanges(change: LinkChange): Promise<void> {
+    await applyLinkChangesSharingLink(change, (c) => this.runLinkBatch(c));
+  }
+
+  private async runLinkBatch(change: LinkChange): Promise<void> {
     const lines = linkBatchLines(change);
     if (lines.length === 0) return;
     const batch = lines.map((l) => l + '\n').join('');
     guardPayload(batch, lines.length);
-    try {
-      await this.runOk('ip', ['-batch', '-'], batch);
-    } catch (err) {
-      // Both families' proxiers (or another process) can find kube-ipvs0 missing and race to create it:
-      // `ip -batch` stops at our `link add` (line 1) with EEXIST. The link is there now, which is all
-      // that line wanted (upstream's EnsureDummyDevice ignores EEXIST too): run the rest.
-      if (!change.createLink || !isLinkAddRace(err)) throw err;
-      await this.applyLinkChanges({ ...change, createLink: false });
-    }
+    await this.runOk('ip', ['-batch', '-'], batch);
   }
 
   async readConnections(): Promise<IpvsConnections> {

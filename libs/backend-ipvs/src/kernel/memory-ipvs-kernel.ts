@@ -6,7 +6,10 @@
  * assertRestorePayload check, and fails with the same IpvsKernelCommandError and the tools' words:
  * - ipvsadm: every line is tried; any failed line makes the call throw, listing each message;
  * - ipset: stops at the first failing line;
- * - ip: stops at the first failing line ("RTNETLINK answers: File exists", "Command failed -:N").
+ * - ip: stops at the first failing line ("RTNETLINK answers: File exists", "Command failed -:N"); a
+ *   batch whose `link add` finds kube-ipvs0 already there is run again without it, by the same
+ *   client-side step as the host kernel's (link-add-race.ts): both families' proxiers share this
+ *   one kernel in a dual-stack dry run, as they share one network namespace on a node.
  * Reads give what the real tools would print, parsed the same way: virtual servers sorted by key,
  * sets in creation order, bound addresses sorted, connection counts of every present real server
  * (zero unless setConnections said otherwise).
@@ -22,6 +25,7 @@ import { ipsetCatalogue } from '../state/ipset-catalogue.js';
 import type { RealServer, VirtualServer } from '../state/ipvs-state.js';
 import type { IpvsConnections, IpvsKernel, RealServerConnections } from './ipvs-kernel.js';
 import { IpvsKernelCommandError } from './kernel-command-error.js';
+import { applyLinkChangesSharingLink } from './link-add-race.js';
 import { linkBatchLines, parseLinkBatchLine, type LinkChange } from './link-batch.js';
 import { IpsetRestoreError, MemoryIpsets } from './memory-ipsets.js';
 import { MemoryIpvsTable } from './memory-ipvs-table.js';
@@ -151,6 +155,11 @@ export class MemoryIpvsKernel implements IpvsKernel {
   }
 
   async applyLinkChanges(change: LinkChange): Promise<void> {
+    await applyLinkChangesSharingLink(change, (c) => this.runLinkBatch(c));
+  }
+
+  /** One `ip -batch -` process: recorded as one call, applied line by line until a line fails. */
+  private async runLinkBatch(change: LinkChange): Promise<void> {
     const lines = linkBatchLines(change);
     const batch = text(lines);
     this.calls.push({ method: 'applyLinkChanges', text: batch });

@@ -42,13 +42,14 @@ import { diffIpset, diffIpvsadm } from '../batch/diff-batches.js';
 import { createSetLine } from '../batch/ipset-text.js';
 import { checkedBatch } from '../batch/render-batches.js';
 import { IPVS_IPTABLES_JUMPS, renderIpvsIptables, type IpvsIptablesPayload } from '../iptables/index.js';
-import { KUBE_IPVS_DEVICE, type IpvsKernel } from '../kernel/ipvs-kernel.js';
+import type { IpvsKernel } from '../kernel/ipvs-kernel.js';
 import { buildDesiredIpvsState } from '../state/build-desired-state.js';
 import { ipsetCatalogue } from '../state/ipset-catalogue.js';
 import type { DesiredIpvsState, IpsetState, VirtualServer } from '../state/ipvs-state.js';
 import { dryRunSyncText } from './dry-run-output.js';
 import type { HostSetup } from './host-setup.js';
 import { kernelTarget } from './kernel-target.js';
+import { addressesAsInterfaces, hostAddresses, nodeObjectAddresses } from './node-addresses.js';
 
 /** Upstream's burstSyncs for the IPVS runner. */
 export const IPVS_BURST_SYNCS = 2;
@@ -142,6 +143,8 @@ export class IpvsProxier extends ProxierBase {
   private readonly flushMonitor: IptablesFlushMonitor;
   private readonly conntrack: ConntrackCleaner | undefined;
   private localDetector: LocalTrafficDetector;
+  /** This node's Node object addresses (InternalIP, ExternalIP), as last seen; what --dry-run renders. */
+  private nodeObjectAddresses: readonly string[] = [];
   /** The skeleton text the kernel holds (null: unknown, write it on the next sync). */
   private appliedIptables: string | null = null;
   private jumpsEnsured = false;
@@ -202,31 +205,38 @@ export class IpvsProxier extends ProxierBase {
     this.flushMonitor.stop();
   }
 
-  /** NodeCIDR local detection follows this Node's podCIDRs (the skeleton's masquerade rules). */
+  /**
+   * NodeCIDR local detection follows this Node's podCIDRs (the skeleton's masquerade rules); a dry
+   * run's node-port addresses follow its addresses.
+   */
   protected override nodeEvent(node: V1Node, deleted: boolean): void {
+    let resync = false;
+    if (node.metadata?.name === this.context.nodeName) {
+      const addresses = deleted ? [] : nodeObjectAddresses(node);
+      resync = this.context.dryRun && addresses.join() !== this.nodeObjectAddresses.join();
+      this.nodeObjectAddresses = addresses;
+    }
     const detector = localDetectorAfterNodeEvent(this.context.config, this.family, this.context.nodeName, this.localDetector, { node, deleted }, this.logger);
-    if (detector === undefined) return;
-    this.localDetector = detector;
-    if (this.state.isInitialized()) this.sync();
+    if (detector !== undefined) {
+      this.localDetector = detector;
+      resync = true;
+    }
+    if (resync && this.state.isInitialized()) this.sync();
   }
 
   /**
-   * The node's addresses for node-port virtual servers when --nodeport-addresses selects all: every
-   * interface but kube-ipvs0 (upstream's GetAllLocalAddressesExcept). In --dry-run, the Node's own
-   * IPs instead of the machine the dry run happens to run on.
+   * The node's addresses, any family, unfiltered (node-port-ips.ts filters): a real run's interfaces
+   * but kube-ipvs0 (upstream's GetAllLocalAddressesExcept); a dry run's Node object (node-addresses.ts).
    */
   private localAddresses(): string[] {
-    if (this.context.dryRun) return Object.values(this.context.nodeIPs).filter((ip): ip is string => typeof ip === 'string');
-    const out: string[] = [];
-    for (const [name, infos] of Object.entries(this.networkInterfaces())) {
-      if (name === KUBE_IPVS_DEVICE) continue;
-      for (const info of infos ?? []) out.push(info.address.split('%')[0] as string);
-    }
-    return out;
+    if (!this.context.dryRun) return hostAddresses(this.networkInterfaces);
+    const resolved = Object.values(this.context.nodeIPs).filter((ip): ip is string => typeof ip === 'string');
+    return [...resolved, ...this.nodeObjectAddresses];
   }
 
   private desiredState(): DesiredIpvsState {
     const config = this.context.config;
+    const localAddresses = this.localAddresses();
     return buildDesiredIpvsState(this.state.serviceMap, this.state.endpointsMap, {
       family: this.family,
       nodeName: this.context.nodeName,
@@ -236,8 +246,9 @@ export class IpvsProxier extends ProxierBase {
       scheduler: config.ipvs.scheduler,
       masqueradeAll: config.iptables.masqueradeAll,
       localDetection: this.localDetector.kind !== 'none',
-      nodePortAddresses: resolveNodePortAddresses(this.nodePortAddresses, this.networkInterfaces),
-      localAddresses: this.localAddresses(),
+      // --nodeport-addresses CIDRs select among the same addresses "all" would take.
+      nodePortAddresses: resolveNodePortAddresses(this.nodePortAddresses, this.context.dryRun ? addressesAsInterfaces(localAddresses) : this.networkInterfaces),
+      localAddresses,
     });
   }
 

@@ -33,9 +33,12 @@
  *    the proxier's job, not the desired state's.
  */
 import {
+  canonicalIP,
   cidrContains,
   endpointSetOf,
+  formatIP,
   joinHostPort,
+  parseIP,
   planServicePort,
   type Endpoint,
   type EndpointsMap,
@@ -95,7 +98,7 @@ class StateBuilder {
     readonly flags: readonly SchedulerFlag[],
     localAddresses: readonly string[],
   ) {
-    this.nodeAddresses = new Set(localAddresses);
+    this.nodeAddresses = new Set(localAddresses.map((ip) => canonicalIP(ip)).filter((ip): ip is string => ip !== undefined));
   }
 
   /** Binds an external or load-balancer IP on kube-ipvs0 unless the node already has it. */
@@ -217,14 +220,23 @@ function addServicePort(b: StateBuilder, svc: ServicePort, endpoints: readonly E
   }
 }
 
+/**
+ * The node's IP of `family` in canonical text, or null: it only lets the node through source ranges,
+ * so an address the Node object spells oddly (`::ffff:a.b.c.d`, leading zeros) or one of the other
+ * family must not fail the sync; the first is read as core reads it, the second lets nothing through.
+ */
+function familyAddress(ip: string | null, family: IPFamily): string | null {
+  const parsed = ip === null ? undefined : parseIP(ip);
+  return parsed !== undefined && parsed.family === family ? formatIP(parsed) : null;
+}
+
 /** The desired IPVS state of `options.family` for the given services and endpoints (pure; see the header). */
 export function buildDesiredIpvsState(serviceMap: ServicePortMap, endpointsMap: EndpointsMap, options: IpvsStateOptions): DesiredIpvsState {
   const family = options.family;
   const scheduler = options.scheduler === undefined || options.scheduler === '' ? DEFAULT_IPVS_SCHEDULER : options.scheduler;
   assertScheduler(scheduler);
   const flags: readonly SchedulerFlag[] = scheduler === 'mh' ? ['mh-port'] : [];
-  const nodeIP = options.nodeIP ?? null;
-  if (nodeIP !== null) assertStateIP(nodeIP, family, 'node IP');
+  const nodeIP = familyAddress(options.nodeIP ?? null, family);
   const ctx: ServicePlanContext = {
     nodeName: options.nodeName,
     nodeLabels: options.nodeLabels,

@@ -1,5 +1,5 @@
 /* Test fixtures for the IPVS proxier specs (not part of the package API). */
-import type { IPFamily, ProxyContext, StringSink, TestContextOverrides, V1EndpointSlice, V1Service } from '@kube-proxy/core';
+import type { IPFamily, NetworkInterfaces, ProxyContext, StringSink, TestContextOverrides, V1EndpointSlice, V1Node, V1Service } from '@kube-proxy/core';
 import { DryRunIptables, FakeClock, FakeCommandExecutor, InMemoryTables, RecordingLogger, testContext } from '@kube-proxy/core';
 import type { IpvsConnections, IpvsKernel } from '../../kernel/ipvs-kernel.js';
 import { MemoryIpvsKernel } from '../../kernel/memory-ipvs-kernel.js';
@@ -68,9 +68,22 @@ export interface Rig {
   readonly context: ProxyContext & { dryRunSink: StringSink };
 }
 
-/** One IPv4 proxier over a RecordingKernel and in-memory iptables; dryRun selects the --dry-run output. */
-export function rig(overrides: TestContextOverrides = {}, kernel = new RecordingKernel()): Rig {
+/** The machine a rig's real-run proxier sees: eth0 with the node IP. */
+export const HOST_INTERFACES: NetworkInterfaces = () => ({
+  eth0: [{ address: NODE_IP, family: 'IPv4', netmask: '255.255.255.0', internal: false, mac: '00:00:00:00:00:01', cidr: `${NODE_IP}/24` }],
+});
+
+export interface RigOptions {
+  /** The proxier's family (default IPv4). */
+  readonly family?: IPFamily;
+  /** What os.networkInterfaces() returns (default HOST_INTERFACES). */
+  readonly networkInterfaces?: NetworkInterfaces;
+}
+
+/** One proxier (IPv4 unless told) over a RecordingKernel and in-memory iptables; dryRun selects the --dry-run output. */
+export function rig(overrides: TestContextOverrides = {}, kernel = new RecordingKernel(), options: RigOptions = {}): Rig {
   const { config, ...rest } = overrides;
+  const family = options.family ?? 'IPv4';
   const context = testContext({
     nodeName: NODE,
     nodeIPs: { IPv4: NODE_IP },
@@ -79,11 +92,11 @@ export function rig(overrides: TestContextOverrides = {}, kernel = new Recording
     config: { clusterCIDR: '10.244.0.0/16', ...(config ?? {}) },
   });
   const tables = new InMemoryTables();
-  const iptables = new DryRunIptables('IPv4', tables);
+  const iptables = new DryRunIptables(family, tables);
   const clock = new FakeClock(1_700_000_000_000);
   const logger = new RecordingLogger();
   const proxier = new IpvsProxier({
-    family: 'IPv4',
+    family,
     context,
     kernel,
     iptables,
@@ -91,9 +104,14 @@ export function rig(overrides: TestContextOverrides = {}, kernel = new Recording
     clock,
     logger,
     dryRunTables: tables,
-    networkInterfaces: () => ({ eth0: [{ address: NODE_IP, family: 'IPv4', netmask: '255.255.255.0', internal: false, mac: '00:00:00:00:00:01', cidr: `${NODE_IP}/24` }] }),
+    networkInterfaces: options.networkInterfaces ?? HOST_INTERFACES,
   });
   return { proxier, kernel, tables, iptables, clock, logger, context };
+}
+
+/** This rig's Node object (`node-1`) with the given status addresses. */
+export function node(addresses: ReadonlyArray<{ type: string; address: string }>, name = NODE): V1Node {
+  return { metadata: { name }, status: { addresses: [...addresses] } } as V1Node;
 }
 
 export function service(name: string, clusterIP: string, spec: Record<string, unknown> = {}): V1Service {
