@@ -1,5 +1,4 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { isDeepStrictEqual } from 'node:util';
 import type {
   EndpointSliceHandler,
   Logger,
@@ -10,9 +9,11 @@ import type {
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import { isServedByThisProxy } from '../object-filter.js';
 import { ServiceCIDRSet } from '../service-cidrs/service-cidr-set.js';
-import { classifyObject, isProxiedKind, type ManifestKind, type ProxiedKind } from './object-key.js';
+import { fileObjects } from './file-objects.js';
+import { ManifestFiles, type CheckResult } from './manifest-files.js';
+import { MergedObjects, type FileObjects, type ManifestEntry } from './merged-objects.js';
+import type { ManifestKind, ProxiedKind } from './object-key.js';
 import type { ManifestObject } from './parse-manifests.js';
-import { listManifestFiles, readManifestFile } from './read-manifests.js';
 import { SkippedObjects } from './skipped-objects.js';
 
 export interface ManifestSourceOptions {
@@ -23,8 +24,12 @@ export interface ManifestSourceOptions {
   /** --service-proxy-name; "" for upstream's default selector. */
   readonly serviceProxyName: string;
   readonly logger: Logger;
-  /** How often files are re-checked when no filesystem event arrives (ms). */
+  /** How often files are stat'ed for changes when no filesystem event arrives (ms). */
   readonly pollIntervalMs?: number;
+  /** How long a changed file's stat must stay the same before it is read (ms); 250 unless set. */
+  readonly settleMs?: number;
+  /** Waits between the checks that see whether a changed file has settled; tests interleave writes here. */
+  readonly sleep?: (ms: number) => Promise<void>;
   /**
    * Told of each Service/EndpointSlice/Node this source cannot even identify (no name, wrong
    * apiVersion, …), so such objects count as invalid like those validation refuses later.
@@ -40,21 +45,22 @@ export interface ManifestHandlers {
   readonly serviceCIDRs?: ServiceCIDRHandler;
 }
 
-interface FileState {
-  readonly signature: string;
-  readonly objects: ReadonlyMap<string, { kind: ManifestKind; object: ManifestObject }>;
-}
+/** Checks after a change until every changed file has settled, at most this many (then the periodic check goes on). */
+const MAX_SETTLE_ROUNDS = 40;
 
 /**
  * Serves Services, EndpointSlices, the Node and the ServiceCIDRs (as one list, see ServiceCIDRSet)
  * from manifest files instead of the API server: the embedded default that lets the proxy run
- * without a cluster. Behaves like an informer: an initial list, then add/update/delete as files change. A file that fails to parse keeps its previous
- * objects (a half-saved edit must not delete every service in it); a bad object is skipped and logged, and so is
- * every object that makes no rules for another reason (see SkippedObjects).
+ * without a cluster. Behaves like an informer: an initial list, then add/update/delete as files change.
+ * Changes are noticed by a filesystem watch plus a periodic check that only stats the files
+ * (ManifestFiles): an idle proxy re-reads nothing, and a changed file is read once its writer is
+ * done, then diffed against its own previous objects only (MergedObjects). A file that fails to parse
+ * keeps its previous objects (a half-saved edit must not delete every service in it); a bad object is
+ * skipped and logged, and so is every object that makes no rules for another reason (see SkippedObjects).
  */
 export class ManifestSource {
-  private files = new Map<string, FileState>();
-  private delivered = new Map<string, { kind: ManifestKind; object: ManifestObject }>();
+  private readonly files: ManifestFiles<FileObjects>;
+  private readonly merged: MergedObjects;
   private handlers: ManifestHandlers | undefined;
   private serviceCIDRs: ServiceCIDRSet | undefined;
   private watcher: FSWatcher | undefined;
@@ -66,23 +72,27 @@ export class ManifestSource {
   private readonly skipped: SkippedObjects;
 
   constructor(private readonly opts: ManifestSourceOptions) {
-    this.skipped = new SkippedObjects(opts.logger, { nodeName: opts.nodeName, serviceProxyName: opts.serviceProxyName });
+    const { logger, nodeName, serviceProxyName } = opts;
+    this.skipped = new SkippedObjects(logger, { nodeName, serviceProxyName });
+    const ctx = { logger, skipped: this.skipped, ...(opts.onMalformed ? { onMalformed: opts.onMalformed } : {}) };
+    this.files = new ManifestFiles(opts.path, (file, parsed) => fileObjects(file, parsed, ctx), logger);
+    this.merged = new MergedObjects((entry) => this.served(entry), logger);
   }
 
   /** Reads everything once. Throws only if the path itself cannot be listed. */
   async loadInitial(): Promise<void> {
-    await this.scan();
+    this.apply(await this.files.load());
   }
 
   /** The proxy's own Node from the manifests, if present. */
   node(): V1Node | undefined {
-    return this.current().get(`Node/${this.opts.nodeName}`)?.object as unknown as V1Node | undefined;
+    return this.merged.view.get(`Node/${this.opts.nodeName}`)?.object as unknown as V1Node | undefined;
   }
 
   /** Objects currently known, for logging and tests. */
   counts(): Record<ManifestKind, number> {
     const c: Record<ManifestKind, number> = { Service: 0, EndpointSlice: 0, Node: 0, ServiceCIDR: 0 };
-    for (const v of this.current().values()) c[v.kind]++;
+    for (const v of this.merged.view.values()) c[v.kind]++;
     return c;
   }
 
@@ -90,7 +100,8 @@ export class ManifestSource {
   start(handlers: ManifestHandlers): void {
     this.handlers = handlers;
     if (handlers.serviceCIDRs) this.serviceCIDRs = new ServiceCIDRSet(handlers.serviceCIDRs, this.opts.logger);
-    this.deliver();
+    for (const cur of this.merged.view.values()) this.call(cur.kind, 'add', cur.object, undefined, handlers);
+    this.serviceCIDRs?.flush();
     handlers.services.onServicesSynced();
     handlers.endpointSlices.onEndpointSlicesSynced();
     handlers.node.onNodeSynced();
@@ -105,7 +116,7 @@ export class ManifestSource {
     if (this.debounceTimer) clearTimeout(this.debounceTimer);
   }
 
-  /** Re-reads changed files and delivers the differences. Concurrent calls coalesce. */
+  /** Re-reads changed files once they settle and delivers the differences. Concurrent calls coalesce. */
   async rescan(): Promise<void> {
     if (this.rescanning) {
       this.rescanAgain = true;
@@ -115,8 +126,7 @@ export class ManifestSource {
       do {
         this.rescanAgain = false;
         try {
-          await this.scan();
-          this.deliver();
+          await this.checkUntilSettled();
         } catch (err) {
           this.opts.logger.error('Failed to re-read manifests; keeping the previous state', {
             path: this.opts.path,
@@ -130,12 +140,26 @@ export class ManifestSource {
     return this.rescanning;
   }
 
+  private async checkUntilSettled(): Promise<void> {
+    const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((res) => setTimeout(res, ms)));
+    for (let round = 0; !this.stopped; round++) {
+      const result = await this.files.settledCheck();
+      this.apply(result);
+      if (!result.unsettled || round + 1 >= MAX_SETTLE_ROUNDS) return;
+      await sleep(this.settleMs());
+    }
+  }
+
+  private settleMs(): number {
+    return this.opts.settleMs ?? 250;
+  }
+
   private startWatching(): void {
     const schedule = () => {
       if (this.stopped) return;
       if (this.debounceTimer) clearTimeout(this.debounceTimer);
       // Editors write files in several steps; wait for the burst to end.
-      this.debounceTimer = setTimeout(() => void this.rescan(), 100);
+      this.debounceTimer = setTimeout(() => void this.rescan(), Math.min(100, this.settleMs()));
     };
     try {
       this.watcher = watch(this.opts.path, { recursive: true }, schedule);
@@ -143,80 +167,31 @@ export class ManifestSource {
     } catch (err) {
       this.opts.logger.warn('Cannot watch manifests; polling only', { err: (err as Error).message });
     }
-    // Polling catches what inotify misses (network filesystems, atomic symlink swaps).
+    // The periodic check catches what inotify misses (network filesystems, atomic symlink swaps);
+    // it stats the files and reads none that did not change.
     this.pollTimer = setInterval(() => void this.rescan(), this.opts.pollIntervalMs ?? 2000);
     this.pollTimer.unref();
   }
 
-  private async scan(): Promise<void> {
-    const { logger } = this.opts;
-    const files = await listManifestFiles(this.opts.path);
-    const next = new Map<string, FileState>();
-    for (const file of files) {
-      const previous = this.files.get(file);
-      const result = await readManifestFile(file);
-      if (previous && previous.signature === result.signature) {
-        next.set(file, previous);
-        continue;
-      }
-      if (!result.ok) {
-        logger.error('Cannot read manifest file; keeping its previous objects', { file, err: result.error });
-        // Keep the old signature so the file is retried on the next scan.
-        next.set(file, previous ?? { signature: '', objects: new Map() });
-        continue;
-      }
-      const objects = new Map<string, { kind: ManifestKind; object: ManifestObject }>();
-      const classified = result.objects.map((object, index) => ({ object, classified: classifyObject(object), index }));
-      classified.forEach(({ classified: c, index }) => {
-        if (c.ok) {
-          if (objects.has(c.key)) logger.warn('Duplicate object in manifest file; the later one wins', { file, object: c.key });
-          objects.set(c.key, { kind: c.kind, object: c.object });
-        } else if (!c.ignored) {
-          logger.warn('Skipping malformed object in manifest file', { file, document: index, err: c.error });
-          if (isProxiedKind(c.kind)) this.opts.onMalformed?.(c.kind);
-        }
-      });
-      next.set(file, { signature: result.signature, objects });
-      this.skipped.fileRead(file, classified);
-    }
-    this.files = next;
-    this.skipped.loaded(next.keys());
+  /** Filters as the API informers would: upstream watches every ServiceCIDR; the service-proxy-name selector is for Services and slices. */
+  private served({ kind, object }: ManifestEntry): boolean {
+    if (kind === 'ServiceCIDR') return true;
+    if (kind === 'Node') return object.metadata?.name === this.opts.nodeName;
+    return isServedByThisProxy(object.metadata?.labels as Record<string, string> | undefined, this.opts.serviceProxyName);
   }
 
-  /** The merged view of all files, filtered as the API informers would filter. */
-  private current(): Map<string, { kind: ManifestKind; object: ManifestObject }> {
-    const merged = new Map<string, { kind: ManifestKind; object: ManifestObject }>();
-    for (const [file, state] of this.files) {
-      for (const [key, value] of state.objects) {
-        if (merged.has(key)) this.opts.logger.warn('Object defined in several manifest files; the later file wins', { file, object: key });
-        merged.set(key, value);
-      }
-    }
-    for (const [key, { kind, object }] of merged) {
-      // Upstream watches every ServiceCIDR: the service-proxy-name selector is for Services and slices.
-      const keep =
-        kind === 'ServiceCIDR' ||
-        (kind === 'Node'
-          ? object.metadata?.name === this.opts.nodeName
-          : isServedByThisProxy(object.metadata?.labels as Record<string, string> | undefined, this.opts.serviceProxyName));
-      if (!keep) merged.delete(key);
-    }
-    return merged;
-  }
-
-  private deliver(): void {
+  /** Folds changed files into the merged view and delivers its differences (once started). */
+  private apply(result: CheckResult<FileObjects>): void {
+    if (result.changes.length === 0) return;
+    const diffs = this.merged.apply(result.changes, result.files);
+    this.skipped.loaded(result.files);
     const h = this.handlers;
     if (!h || this.stopped) return;
-    const next = this.current();
-    for (const [key, prev] of this.delivered) {
-      if (!next.has(key)) this.call(prev.kind, 'delete', prev.object, undefined, h);
+    for (const d of diffs) {
+      if (d.op === 'add') this.call(d.cur.kind, 'add', d.cur.object, undefined, h);
+      else if (d.op === 'update') this.call(d.cur.kind, 'update', d.prev.object, d.cur.object, h);
+      else this.call(d.prev.kind, 'delete', d.prev.object, undefined, h);
     }
-    for (const [key, cur] of next) {
-      const prev = this.delivered.get(key);
-      if (!prev) this.call(cur.kind, 'add', cur.object, undefined, h);
-      else if (!isDeepStrictEqual(prev.object, cur.object)) this.call(cur.kind, 'update', prev.object, cur.object, h);
-    }
-    this.delivered = next;
     // One list per reload, however many ServiceCIDR objects it changed.
     this.serviceCIDRs?.flush();
   }

@@ -1,6 +1,5 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseManifestText, type ManifestObject } from './parse-manifests.js';
 
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
 /**
@@ -9,11 +8,6 @@ const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
  */
 const NOT_MANIFESTS = new Set(['package.json', 'package-lock.json', 'tsconfig.json']);
 const NOT_MANIFEST_DIRS = new Set(['node_modules']);
-
-/** The outcome of reading one manifest file. */
-export type FileReadResult =
-  | { readonly ok: true; readonly objects: ManifestObject[]; readonly signature: string }
-  | { readonly ok: false; readonly error: string; readonly signature: string };
 
 /**
  * Lists manifest files under `path` (a file, or a directory searched recursively, sorted so that
@@ -39,17 +33,4 @@ export async function listManifestFiles(path: string): Promise<string[]> {
   };
   await walk(path, 0);
   return files;
-}
-
-/** Reads and parses one file; never throws. The signature changes when the file's content may have. */
-export async function readManifestFile(file: string): Promise<FileReadResult> {
-  let signature = '';
-  try {
-    const st = await stat(file);
-    signature = `${st.mtimeMs}:${st.size}:${st.ino}`;
-    const text = await readFile(file, 'utf8');
-    return { ok: true, objects: parseManifestText(text, file), signature };
-  } catch (err) {
-    return { ok: false, error: (err as Error).message, signature };
-  }
 }
