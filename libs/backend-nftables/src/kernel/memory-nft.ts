@@ -15,6 +15,11 @@ export class MemoryNft implements NftInterface {
   readonly transactions: NftTransaction[] = [];
   /** Make the next run() fail (tests of failure handling). */
   failNext: string | null = null;
+  /**
+   * Refuse, in every run() until unset, a line this returns an error for, naming its line as nft
+   * does (`/dev/stdin:LINE:…: Error: …`): a kernel or nft that rejects one service's text.
+   */
+  refuseLine: ((line: string) => string | undefined) | null = null;
   keepTransactions: boolean;
 
   constructor(family: NftFamily, options: { keepTransactions?: boolean } = {}) {
@@ -29,6 +34,12 @@ export class MemoryNft implements NftInterface {
       const why = this.failNext;
       this.failNext = null;
       throw new NftRunError(why);
+    }
+    if (this.refuseLine !== null) {
+      for (let i = 0; i < tx.lines.length; i++) {
+        const why = this.refuseLine(tx.lines[i]);
+        if (why !== undefined) throw new NftRunError(`/dev/stdin:${i + 1}:1-${tx.lines[i].length}: Error: ${why}`, i + 1);
+      }
     }
     try {
       this.table.run(tx.lines);

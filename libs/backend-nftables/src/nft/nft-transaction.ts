@@ -25,6 +25,12 @@ export interface OperationCounts {
 export class NftTransaction {
   readonly lines: string[] = [];
   private readonly prefix: string;
+  /**
+   * The service port (its key) each line was written for, where one was: when nft refuses the
+   * transaction it names a line, and this names the Service it failed on (see ownedBy).
+   */
+  private readonly lineOwners: Array<string | undefined> = [];
+  private owner: string | undefined;
 
   constructor(readonly family: NftFamily) {
     this.prefix = `${family} ${TABLE_NAME}`;
@@ -34,70 +40,86 @@ export class NftTransaction {
     return this.lines.length;
   }
 
+  /** Lines written from now on belong to the service port `owner` (undefined: to none, e.g. the skeleton). */
+  ownedBy(owner: string | undefined): this {
+    this.owner = owner;
+    return this;
+  }
+
+  /** The service port the 1-based `line` was written for, if any. */
+  ownerOfLine(line: number): string | undefined {
+    return this.lineOwners[line - 1];
+  }
+
+  private push(line: string): void {
+    this.lines.push(line);
+    this.lineOwners.push(this.owner);
+  }
+
   addTable(): this {
-    this.lines.push(`add table ${this.prefix} { comment ${quoted(TABLE_COMMENT)} ; }`);
+    this.push(`add table ${this.prefix} { comment ${quoted(TABLE_COMMENT)} ; }`);
     return this;
   }
 
   deleteTable(): this {
-    this.lines.push(`delete table ${this.prefix}`);
+    this.push(`delete table ${this.prefix}`);
     return this;
   }
 
   addChain(decl: ChainDecl | string): this {
-    if (typeof decl === 'string') this.lines.push(`add chain ${this.prefix} ${decl}`);
-    else this.lines.push(`add chain ${this.prefix} ${decl.name}${chainBody(decl)}`);
+    if (typeof decl === 'string') this.push(`add chain ${this.prefix} ${decl}`);
+    else this.push(`add chain ${this.prefix} ${decl.name}${chainBody(decl)}`);
     return this;
   }
 
   flushChain(name: string): this {
-    this.lines.push(`flush chain ${this.prefix} ${name}`);
+    this.push(`flush chain ${this.prefix} ${name}`);
     return this;
   }
 
   deleteChain(name: string): this {
-    this.lines.push(`delete chain ${this.prefix} ${name}`);
+    this.push(`delete chain ${this.prefix} ${name}`);
     return this;
   }
 
   addSet(decl: SetDecl): this {
-    this.lines.push(`add set ${this.prefix} ${decl.name}${setBody(decl)}`);
+    this.push(`add set ${this.prefix} ${decl.name}${setBody(decl)}`);
     return this;
   }
 
   flushSet(name: string): this {
-    this.lines.push(`flush set ${this.prefix} ${name}`);
+    this.push(`flush set ${this.prefix} ${name}`);
     return this;
   }
 
   deleteSet(name: string): this {
-    this.lines.push(`delete set ${this.prefix} ${name}`);
+    this.push(`delete set ${this.prefix} ${name}`);
     return this;
   }
 
   addMap(decl: MapDecl): this {
-    this.lines.push(`add map ${this.prefix} ${decl.name}${mapBody(decl)}`);
+    this.push(`add map ${this.prefix} ${decl.name}${mapBody(decl)}`);
     return this;
   }
 
   flushMap(name: string): this {
-    this.lines.push(`flush map ${this.prefix} ${name}`);
+    this.push(`flush map ${this.prefix} ${name}`);
     return this;
   }
 
   /** `rule` is the rule text with its comment already attached (ruleText). */
   addRule(chain: string, rule: string): this {
-    this.lines.push(`add rule ${this.prefix} ${chain} ${rule}`);
+    this.push(`add rule ${this.prefix} ${chain} ${rule}`);
     return this;
   }
 
   addElement(container: string, element: ElementSpec): this {
-    this.lines.push(`add element ${this.prefix} ${container} { ${elementBody(element)} }`);
+    this.push(`add element ${this.prefix} ${container} { ${elementBody(element)} }`);
     return this;
   }
 
   deleteElement(container: string, key: string): this {
-    this.lines.push(`delete element ${this.prefix} ${container} { ${key} }`);
+    this.push(`delete element ${this.prefix} ${container} { ${key} }`);
     return this;
   }
 

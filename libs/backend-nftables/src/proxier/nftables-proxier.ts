@@ -32,6 +32,7 @@ import { STALE_CHAIN_DELAY_MS, TableSync, type SyncStep } from './table-sync.js'
 import { coldStartBatches, lazyStep, type PlannedStep } from './cold-start.js';
 import { writeDryRunTable } from './dry-run-output.js';
 import { TableMonitor } from './table-monitor.js';
+import { MAX_QUARANTINED_PER_SYNC, serviceOfKey, ServicePortQuarantine } from './quarantine.js';
 import { NftTransaction } from '../nft/nft-transaction.js';
 import type { KernelTableState } from '../kernel/kernel-table-state.js';
 
@@ -47,6 +48,8 @@ export interface NftablesProxierStats {
   syncFailures: number;
   /** sync_proxy_rules_nftables_cleanup_failures_total */
   cleanupFailures: number;
+  /** sync_proxy_rules_nftables_failed_services_total: service ports nft refused, left out of a retry. */
+  failedServicePorts: number;
   /** Times the table was found deleted and rebuilt. */
   tableRebuilds: number;
   /** Lines (operations) written by the last successful sync, over all its transactions. */
@@ -92,6 +95,7 @@ export class NftablesProxier extends ProxierBase {
     partialSyncs: 0,
     syncFailures: 0,
     cleanupFailures: 0,
+    failedServicePorts: 0,
     tableRebuilds: 0,
     lastOperations: 0,
     lastTransactions: 0,
@@ -128,6 +132,8 @@ export class NftablesProxier extends ProxierBase {
   private firstSyncDone = false;
   /** A batch failed after its effect was recorded: read the kernel's table before the next sync. */
   private rereadKernel = false;
+  /** Service ports nft refused: left out until they change or the next full sync (quarantine.ts). */
+  private readonly quarantine = new ServicePortQuarantine();
 
   constructor(options: NftablesProxierOptions) {
     const { family, context } = options;
@@ -266,7 +272,11 @@ export class NftablesProxier extends ProxierBase {
     let success = false;
     try {
       await this.deleteStaleChains(start);
-      success = await this.syncOnce(full, applied, start);
+      this.releaseQuarantine(full, applied);
+      let outcome = await this.syncOnce(full, applied, start);
+      // nft refused a line of one service port: it is quarantined, the others are written at once.
+      for (let i = 0; outcome === 'retry' && i < MAX_QUARANTINED_PER_SYNC; i++) outcome = await this.syncOnce(true, applied, start);
+      success = outcome === 'ok';
     } catch (err) {
       this.logger.error('Unexpected error while syncing nftables rules', { error: String(err) });
     } finally {
@@ -331,7 +341,14 @@ export class NftablesProxier extends ProxierBase {
     return keys;
   }
 
-  private async syncOnce(full: boolean, applied: AppliedChanges, start: number): Promise<boolean> {
+  /** A full sync tries every quarantined service port again; a partial one those whose Service changed. */
+  private releaseQuarantine(full: boolean, applied: AppliedChanges): void {
+    if (this.quarantine.size === 0) return;
+    const released = full ? this.quarantine.releaseAll() : this.quarantine.release(this.changedKeys(applied));
+    if (released.length > 0) this.logger.info('Trying again service ports nft refused before', { servicePorts: released });
+  }
+
+  private async syncOnce(full: boolean, applied: AppliedChanges, start: number): Promise<'ok' | 'failed' | 'retry'> {
     const serviceMap = this.state.serviceMap;
     const endpointsMap = this.state.endpointsMap;
     const planCtx = this.planContext();
@@ -350,7 +367,7 @@ export class NftablesProxier extends ProxierBase {
     for (const key of keys) {
       const svc = serviceMap.get(key);
       let render: ServicePortRender | undefined;
-      if (svc) {
+      if (svc && !this.quarantine.has(key)) {
         const endpoints = endpointsMap.get(key) ?? [];
         try {
           assertRenderable(svc, endpoints);
@@ -384,17 +401,7 @@ export class NftablesProxier extends ProxierBase {
         if (isPrecommitted(step) && i + 1 < steps.length) void steps[i + 1].tx;
         await running;
       } catch (err) {
-        // Batches recorded ahead of the kernel: what it holds now is read again before the next sync.
-        if (isPrecommitted(step)) {
-          this.table.forget();
-          this.rereadKernel = true;
-        }
-        this.stats.syncFailures++;
-        this.observers.metrics?.nftablesSyncFailed(this.family);
-        const line = err instanceof NftRunError ? err.line : undefined;
-        const context = line === undefined ? [] : step.tx.lines.slice(Math.max(0, line - 3), line + 2).map((l, i) => `${Math.max(1, line - 2) + i}: ${l}`);
-        this.logger.error('nftables sync failed', { error: String(err), ...(line === undefined ? {} : { line, rules: context }) });
-        return false;
+        return this.transactionFailed(step, err);
       }
       step.commit();
       operations += step.tx.size;
@@ -418,7 +425,40 @@ export class NftablesProxier extends ProxierBase {
     this.firstSyncDone = true;
     if (!this.context.dryRun) this.tableMonitor.start();
     if (!this.first.settled) this.first.resolve();
-    return true;
+    return 'ok';
+  }
+
+  /**
+   * A transaction nft refused (nothing of it took effect). When the line nft names was written for
+   * one service port, that port is quarantined and 'retry' asks for the others to be written at once
+   * without it; otherwise the sync fails and is retried later as before.
+   */
+  private transactionFailed(step: SyncStep, err: unknown): 'failed' | 'retry' {
+    // Batches recorded ahead of the kernel: what it holds now is read again before the next sync.
+    if (isPrecommitted(step)) {
+      this.table.forget();
+      this.rereadKernel = true;
+    }
+    this.stats.syncFailures++;
+    this.observers.metrics?.nftablesSyncFailed(this.family);
+    const line = err instanceof NftRunError ? err.line : undefined;
+    const rules = line === undefined ? [] : step.tx.lines.slice(Math.max(0, line - 3), line + 2).map((l, i) => `${Math.max(1, line - 2) + i}: ${l}`);
+    const owner = line === undefined ? undefined : step.tx.ownerOfLine(line);
+    if (owner === undefined || this.quarantine.has(owner)) {
+      this.logger.error('nftables sync failed', { error: String(err), ...(line === undefined ? {} : { line, rules }) });
+      return 'failed';
+    }
+    this.quarantine.add(owner, String(err));
+    this.stats.failedServicePorts++;
+    this.observers.metrics?.nftablesServiceFailed?.(this.family);
+    this.logger.error('nftables refused the rules of a service port; programming the others without it', {
+      service: serviceOfKey(owner),
+      servicePort: owner,
+      error: String(err),
+      line,
+      rules,
+    });
+    return 'retry';
   }
 
   /**

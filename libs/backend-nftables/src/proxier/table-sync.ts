@@ -129,6 +129,10 @@ export class TableSync {
     const ruleLines: Array<readonly [string, readonly string[]]> = [];
     const dirty = new Set<string>();
     const commitFns: Array<() => void> = [];
+    // Which service port each chain, set and element of this step is written for: nft names the
+    // line it refuses, and the proxier leaves that service port out of the retry.
+    const objectOwner = new Map<string, string>();
+    const elementOwner = new Map<string, string>();
 
     let skeletonPrints: Map<string, string> | null = null;
     if (skeleton) {
@@ -169,6 +173,7 @@ export class TableSync {
       const wanted = new Map<string, AffinitySet>();
       for (const a of render?.affinitySets ?? []) wanted.set(a.name, a);
       for (const a of wanted.values()) {
+        objectOwner.set(a.name, key);
         const before = affinityState.get(a.name);
         if (before === undefined) newSets.push(a.name);
         else if (before !== a.timeoutSeconds) {
@@ -180,6 +185,7 @@ export class TableSync {
       }
       for (const a of old?.affinitySets ?? []) {
         if (!wanted.has(a.name)) {
+          objectOwner.set(a.name, key);
           setDeletes.push(a.name);
           affinityAfter.set(a.name, undefined);
         }
@@ -187,6 +193,7 @@ export class TableSync {
       const newNames = new Set<string>();
       for (const c of render?.chains ?? []) {
         newNames.add(c.name);
+        objectOwner.set(c.name, key);
         const fp = fingerprint(c.rules);
         const before = chainState.get(c.name);
         chainsAfter.set(c.name, fp);
@@ -202,11 +209,12 @@ export class TableSync {
       }
       for (const c of old?.chains ?? []) {
         if (newNames.has(c.name)) continue;
+        objectOwner.set(c.name, key);
         flushes.push(c.name);
         staleNow.set(c.name, now);
         chainsAfter.set(c.name, undefined);
       }
-      this.own(key, render?.elements ?? [], dirty);
+      this.own(key, render?.elements ?? [], dirty, elementOwner);
     }
 
     // Elements a failed transaction meant to change are still to be settled.
@@ -223,6 +231,9 @@ export class TableSync {
       const key = ck.slice(sep + 1);
       const owners = this.owners.get(ck);
       const desired = owners && owners.size > 0 ? owners.values().next().value : undefined;
+      // The element written is its first owner's (also in a later, deferred step of a cold start).
+      const first = owners && owners.size > 0 ? (owners.keys().next().value as string) : SKELETON_OWNER;
+      if (first !== SKELETON_OWNER) elementOwner.set(ck, first);
       const applied = rebuild ? undefined : this.elements.get(container)?.get(key);
       const body = desired ? elementBody(desired) : undefined;
       if (body === applied) continue;
@@ -231,19 +242,21 @@ export class TableSync {
       elementsAfter.push([container, key, body]);
     }
 
+    const owned = (name: string): NftTransaction => tx.ownedBy(objectOwner.get(name));
     for (const name of newSets) {
       const timeout = affinityAfter.get(name)!;
-      tx.addSet({ name, type: this.family === 'ip6' ? 'ipv6_addr' : 'ipv4_addr', flags: ['dynamic', 'timeout'], timeoutSeconds: timeout });
+      owned(name).addSet({ name, type: this.family === 'ip6' ? 'ipv6_addr' : 'ipv4_addr', flags: ['dynamic', 'timeout'], timeoutSeconds: timeout });
     }
     // A set whose timeout changed is deleted and re-added: its add must follow its delete.
     const readded = new Set(setDeletes.filter((s) => affinityAfter.get(s) !== undefined));
-    for (const name of newChains) tx.addChain(name);
-    for (const name of flushes) tx.flushChain(name);
-    for (const [container, key] of elementDeletes) tx.deleteElement(container, key);
-    for (const name of setDeletes) tx.deleteSet(name);
-    for (const name of readded) tx.addSet({ name, type: this.family === 'ip6' ? 'ipv6_addr' : 'ipv4_addr', flags: ['dynamic', 'timeout'], timeoutSeconds: affinityAfter.get(name)! });
-    for (const [chain, rules] of ruleLines) for (const r of rules) tx.addRule(chain, r);
-    for (const e of elementAdds) tx.addElement(e.container, e);
+    for (const name of newChains) owned(name).addChain(name);
+    for (const name of flushes) owned(name).flushChain(name);
+    for (const [container, key] of elementDeletes) tx.ownedBy(elementOwner.get(`${container}\0${key}`)).deleteElement(container, key);
+    for (const name of setDeletes) owned(name).deleteSet(name);
+    for (const name of readded) owned(name).addSet({ name, type: this.family === 'ip6' ? 'ipv6_addr' : 'ipv4_addr', flags: ['dynamic', 'timeout'], timeoutSeconds: affinityAfter.get(name)! });
+    for (const [chain, rules] of ruleLines) for (const r of rules) owned(chain).addRule(chain, r);
+    for (const e of elementAdds) tx.ownedBy(elementOwner.get(`${e.container}\0${e.key}`)).addElement(e.container, e);
+    tx.ownedBy(undefined);
 
     commitFns.push(() => {
       if (!deferElements) for (const ck of dirty) this.unsettled.delete(ck);
@@ -378,7 +391,7 @@ export class TableSync {
    * on commit): they are what the services want, whatever the kernel holds; a failed transaction
    * leaves the committed elements as they were, and the next diff sees the difference again.
    */
-  private own(owner: string, after: readonly PlacedElement[], dirty: Set<string>): void {
+  private own(owner: string, after: readonly PlacedElement[], dirty: Set<string>, touchedBy?: Map<string, string>): void {
     const before = this.claims.get(owner) ?? [];
     if (after.length === 0) this.claims.delete(owner);
     else this.claims.set(owner, after);
@@ -390,6 +403,7 @@ export class TableSync {
         if (owners.size === 0) this.owners.delete(ck);
       }
       dirty.add(ck);
+      touchedBy?.set(ck, owner);
     }
     for (const e of after) {
       const ck = `${e.container}\0${e.key}`;
@@ -397,6 +411,7 @@ export class TableSync {
       if (!owners) this.owners.set(ck, (owners = new Map()));
       if (!owners.has(owner)) owners.set(owner, e);
       dirty.add(ck);
+      touchedBy?.set(ck, owner);
     }
   }
 }

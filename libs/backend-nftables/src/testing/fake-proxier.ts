@@ -1,7 +1,7 @@
 /* Test fixtures mirroring upstream's NewFakeProxier conventions (not part of the package API):
  * Pod IPs 10.0.0.0/8, ClusterIPs 172.30.0.0/16, node IPs 192.168.0.0/24 (this node 192.168.0.2),
  * external IPs 192.168.99.0/24, LB IPs 1.2.3.4 / 5.6.7.8 / 9.10.11.12, outside clients 203.0.113.0/24. */
-import type { IPFamily, V1EndpointSlice, V1Service } from '@kube-proxy/core';
+import type { IPFamily, ProxierObservers, V1EndpointSlice, V1Service } from '@kube-proxy/core';
 import { FakeClock, FakeCommandExecutor, RecordingLogger, testContext } from '@kube-proxy/core';
 import { MemoryNft } from '../kernel/memory-nft.js';
 import { familyOf } from '../nft/nft-objects.js';
@@ -27,7 +27,7 @@ export interface FakeProxier {
 }
 
 /** An IPv4 (or IPv6) proxier over an in-memory table, initialized (services and slices synced). */
-export function newFakeProxier(family: IPFamily = 'IPv4', options: { masqueradeAll?: boolean; serviceCIDRs?: readonly string[]; nodePortAddresses?: readonly string[]; noLocalDetector?: boolean } = {}): FakeProxier {
+export function newFakeProxier(family: IPFamily = 'IPv4', options: { masqueradeAll?: boolean; serviceCIDRs?: readonly string[]; nodePortAddresses?: readonly string[]; noLocalDetector?: boolean; observers?: ProxierObservers } = {}): FakeProxier {
   const v6 = family === 'IPv6';
   const ctx = testContext({
     nodeName: TEST_NODE_NAME,
@@ -53,6 +53,7 @@ export function newFakeProxier(family: IPFamily = 'IPv4', options: { masqueradeA
     clock,
     logger,
     masqueradeMark: '0x4000',
+    ...(options.observers ? { observers: options.observers } : {}),
     networkInterfaces: () => ({
       lo: [
         { address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', mac: '', internal: true, cidr: '127.0.0.1/8' },

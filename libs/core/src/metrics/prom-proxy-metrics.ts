@@ -71,6 +71,12 @@ export class PromProxyMetrics implements ProxyMetrics {
   );
   private readonly nftablesSyncFailures = counter('sync_proxy_rules_nftables_sync_failures_total', 'Cumulative proxy nftables sync failures', FAMILY);
   private readonly nftablesCleanupFailures = counter('sync_proxy_rules_nftables_cleanup_failures_total', 'Cumulative proxy nftables cleanup failures', FAMILY);
+  /** kube-proxy-ts's own: service ports nft refused a transaction on (each left out of the retry). */
+  private readonly nftablesFailedServices = counter(
+    'sync_proxy_rules_nftables_failed_services_total',
+    'Cumulative service ports whose rules nft refused; each was left out of the retry until it changes or the next full sync',
+    FAMILY,
+  );
   private readonly rulesTotal = gauge('sync_proxy_rules_iptables_total', 'Total number of iptables rules owned by kube-proxy', ['ip_family', 'table']);
   private readonly rulesLast = gauge('sync_proxy_rules_iptables_last', 'Number of iptables rules written by kube-proxy in last sync', ['ip_family', 'table']);
   private readonly noLocal = gauge(
@@ -127,7 +133,7 @@ export class PromProxyMetrics implements ProxyMetrics {
         this.rulesLast,
       );
     } else if (options.mode === 'nftables') {
-      exported.push(this.syncFullLatency, this.syncPartialLatency, this.nftablesSyncFailures, this.nftablesCleanupFailures);
+      exported.push(this.syncFullLatency, this.syncPartialLatency, this.nftablesSyncFailures, this.nftablesCleanupFailures, this.nftablesFailedServices);
     } else if (options.mode === 'ipvs') {
       exported.push(this.restoreFailures);
     } else if (options.mode === 'userspace') {
@@ -224,6 +230,10 @@ export class PromProxyMetrics implements ProxyMetrics {
 
   nftablesCleanupFailed(family: IPFamily): void {
     this.nftablesCleanupFailures.inc({ ip_family: family });
+  }
+
+  nftablesServiceFailed(family: IPFamily): void {
+    this.nftablesFailedServices.inc({ ip_family: family });
   }
 
   iptablesRules(family: IPFamily, table: IptablesTable, counts: { readonly total: number; readonly last: number }): void {

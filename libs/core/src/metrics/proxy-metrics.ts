@@ -60,6 +60,12 @@ export interface ProxyMetrics {
   nftablesSyncFailed(family: IPFamily): void;
   /** sync_proxy_rules_nftables_cleanup_failures_total: deleting stale nftables chains failed. */
   nftablesCleanupFailed(family: IPFamily): void;
+  /**
+   * sync_proxy_rules_nftables_failed_services_total (kube-proxy-ts's own; upstream has none): nft
+   * refused a transaction on a line of one service port, which was then left out of the retry.
+   * Optional so that existing ProxyMetrics implementations stay valid.
+   */
+  nftablesServiceFailed?(family: IPFamily): void;
   /** sync_proxy_rules_iptables_total (`total`: owned now) and _iptables_last (`last`: written by the last sync). */
   iptablesRules(family: IPFamily, table: IptablesTable, counts: { readonly total: number; readonly last: number }): void;
 
