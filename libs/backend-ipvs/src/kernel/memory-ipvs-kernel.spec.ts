@@ -113,6 +113,19 @@ describe('MemoryIpvsKernel', () => {
     expect((await rejection(k.applyLinkChanges({ createLink: false, add: [], remove: ['10.96.0.99'] }))).message).toMatch(/Cannot assign requested address/);
   });
 
+  it('binds as the host kernel does: ::, ::1 and IPv6 multicast refused with its words, 0.0.0.0 taken but never listed', async () => {
+    const k = new MemoryIpvsKernel();
+    await k.applyLinkChanges({ createLink: true, add: ['0.0.0.0', '127.0.0.5', 'fe80::5'], remove: [] });
+    expect(await k.readBoundAddresses('IPv4')).toEqual(['127.0.0.5']);
+    for (const [address, words] of [['::', 'Invalid address'], ['::1', 'Cannot assign loopback address'], ['ff02::5', 'Cannot assign multicast address']]) {
+      const e = await rejection(k.applyLinkChanges({ createLink: false, add: ['fd00::1', address], remove: [] }));
+      expect(e.message).toContain(`Error: ipv6: ${words}`);
+      expect(e.message).toMatch(/Command failed -:2/);
+      await k.applyLinkChanges({ createLink: false, add: [], remove: ['fd00::1'] });
+    }
+    expect(await k.readBoundAddresses('IPv6')).toEqual(['fe80::5']);
+  });
+
   it('both families creating kube-ipvs0 share the one link, as on a node: the later `link add` is dropped and its binds still run', async () => {
     const k = new MemoryIpvsKernel();
     // A dual-stack dry run: each family's proxier read the link back as missing before either wrote.

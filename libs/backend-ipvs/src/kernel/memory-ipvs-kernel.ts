@@ -6,7 +6,8 @@
  * assertRestorePayload check, and fails with the same IpvsKernelCommandError and the tools' words:
  * - ipvsadm: every line is tried; any failed line makes the call throw, listing each message;
  * - ipset: stops at the first failing line;
- * - ip: stops at the first failing line ("RTNETLINK answers: File exists", "Command failed -:N"); a
+ * - ip: stops at the first failing line ("RTNETLINK answers: File exists", "Command failed -:N"; the
+ *   kernel's refusal of `::`, `::1` and IPv6 multicast; 0.0.0.0 accepted but never listed); a
  *   batch whose `link add` finds kube-ipvs0 already there is run again without it, by the same
  *   client-side step as the host kernel's (link-add-race.ts): both families' proxiers share this
  *   one kernel in a dual-stack dry run, as they share one network namespace on a node.
@@ -51,6 +52,10 @@ export interface IpvsKernelDump {
   /** `# kube-ipvs0`: one `ADDRESS/32` or `ADDRESS/128` per line, sorted. */
   readonly kubeIpvs0: string;
 }
+
+/** What the host kernel answers `ip addr add` of these on a link (measured; state/bindable-address.ts). */
+const KERNEL_REFUSES: Readonly<Record<string, string>> = { '::': 'Error: ipv6: Invalid address.', '::1': 'Error: ipv6: Cannot assign loopback address on this device.' };
+const MULTICAST_REFUSED = 'Error: ipv6: Cannot assign multicast address without "IFA_F_MCAUTOJOIN" flag.';
 
 const IPVSADM_RESTORE = ['--restore'] as const;
 const IPSET_RESTORE = ['restore', '-exist'] as const;
@@ -178,7 +183,10 @@ export class MemoryIpvsKernel implements IpvsKernel {
       const link = this.link ?? failed('Cannot find device "kube-ipvs0"');
       if (op.op === 'address-add') {
         if (link.has(op.address)) failed('RTNETLINK answers: File exists');
-        link.add(op.address);
+        const refused = KERNEL_REFUSES[op.address] ?? (op.address.startsWith('ff') ? MULTICAST_REFUSED : undefined);
+        if (refused !== undefined) failed(refused);
+        // 0.0.0.0/32 is accepted and never listed back (measured).
+        if (op.address !== '0.0.0.0') link.add(op.address);
       } else {
         if (!link.has(op.address)) failed('RTNETLINK answers: Cannot assign requested address');
         link.delete(op.address);

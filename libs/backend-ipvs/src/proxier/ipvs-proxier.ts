@@ -145,6 +145,8 @@ export class IpvsProxier extends ProxierBase {
   private localDetector: LocalTrafficDetector;
   /** This node's Node object addresses (InternalIP, ExternalIP), as last seen; what --dry-run renders. */
   private nodeObjectAddresses: readonly string[] = [];
+  /** The service addresses last reported as not bindable on kube-ipvs0 (logged when this changes). */
+  private reportedUnbindable = '';
   /** The skeleton text the kernel holds (null: unknown, write it on the next sync). */
   private appliedIptables: string | null = null;
   private jumpsEnsured = false;
@@ -296,6 +298,7 @@ export class IpvsProxier extends ProxierBase {
     this.observers.metrics?.serviceChangesPending(this.state.pendingServiceChanges());
     this.observers.metrics?.endpointChangesPending(this.state.pendingEndpointChanges());
     const desired = this.desiredState();
+    this.reportUnbindable(desired.unbindableAddresses ?? []);
 
     // Read the kernel back: what it holds is what we diff against.
     const [current, sets, bound] = await Promise.all([
@@ -389,6 +392,14 @@ export class IpvsProxier extends ProxierBase {
     await this.writeDryRunOutput(now);
     if (!this.first.settled) this.first.resolve();
     return true;
+  }
+
+  /** Upstream logs a failed bind every sync; once per change is enough to find the Service. */
+  private reportUnbindable(addresses: readonly string[]): void {
+    const key = addresses.join(' ');
+    if (key === this.reportedUnbindable) return;
+    this.reportedUnbindable = key;
+    if (addresses.length > 0) this.logger.warn('Service addresses kube-ipvs0 cannot hold are served by IPVS but not bound', { addresses });
   }
 
   /** What upstream publishes after a successful sync: latencies, health, health-check services. */

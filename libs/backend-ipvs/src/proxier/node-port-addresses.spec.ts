@@ -5,29 +5,10 @@
  * lives only in the QEMU guest). In both, no address — odd, hostile or of the other family — fails a sync.
  */
 import type { NetworkInterfaceInfo } from 'node:os';
-import { settle, type NetworkInterfaces, type V1Service } from '@kube-proxy/core';
-import { node, rig, service, slice, start, type Rig } from './testing/proxier-fixtures.js';
+import { settle, type NetworkInterfaces } from '@kube-proxy/core';
+import { firstSyncServers as firstSync, node, rig, service, service6 as v6Service, slice, slice6 as v6Slice, start } from './testing/proxier-fixtures.js';
 
 const NP_V4 = service('np', '10.96.0.20', { type: 'NodePort', ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080, nodePort: 30080 }] });
-
-function v6Service(name: string, clusterIP: string, protocol = 'TCP'): V1Service {
-  return service(name, clusterIP, {
-    type: 'NodePort',
-    ipFamilies: ['IPv6'],
-    ports: [{ name: 'http', port: 80, protocol, targetPort: 8080, nodePort: 30080 }],
-  });
-}
-
-function v6Slice(svc: string, ips: readonly string[], protocol = 'TCP') {
-  return { ...slice(svc, ips, protocol), addressType: 'IPv6' };
-}
-
-async function firstSync(r: Rig): Promise<string[]> {
-  void r.proxier.syncLoop();
-  await settle();
-  const family = r.proxier.family;
-  return (await r.kernel.memory.readVirtualServers(family)).map((vs) => vs.key);
-}
 
 function nodePortServers(keys: readonly string[]): string[] {
   return keys.filter((k) => k.includes(':30080/'));

@@ -50,6 +50,7 @@ import {
   type ServicePortMap,
   type TopologyGates,
 } from '@kube-proxy/core';
+import { unbindableReason } from './bindable-address.js';
 import { ipsetCatalogue, type IpsetRole } from './ipset-catalogue.js';
 import { ipPortEntry, ipPortIPEntry, ipPortNetEntry, portEntry } from './ipset-entry.js';
 import type { DesiredIpvsState, RealServer, SchedulerFlag, VirtualServer } from './ipvs-state.js';
@@ -87,6 +88,8 @@ interface VirtualServerDraft {
 class StateBuilder {
   readonly servers = new Map<string, VirtualServerDraft>();
   readonly bind = new Set<string>();
+  /** Service addresses kube-ipvs0 cannot hold: served by IPVS, never bound. */
+  readonly unbindable = new Set<string>();
   /** The node's own addresses of the family: never bound on kube-ipvs0 (upstream's nodeAddressSet). */
   readonly nodeAddresses: ReadonlySet<string>;
   readonly entries = new Map<IpsetRole, Set<string>>();
@@ -101,9 +104,15 @@ class StateBuilder {
     this.nodeAddresses = new Set(localAddresses.map((ip) => canonicalIP(ip)).filter((ip): ip is string => ip !== undefined));
   }
 
+  /** Binds a service address on kube-ipvs0, unless the kernel refuses it there (bindable-address.ts). */
+  bindVip(ip: string): void {
+    if (unbindableReason(ip) === undefined) this.bind.add(ip);
+    else this.unbindable.add(ip);
+  }
+
   /** Binds an external or load-balancer IP on kube-ipvs0 unless the node already has it. */
   bindUnlessLocal(ip: string): void {
-    if (!this.nodeAddresses.has(ip)) this.bind.add(ip);
+    if (!this.nodeAddresses.has(ip)) this.bindVip(ip);
   }
 
   entry(role: IpsetRole, entry: string): void {
@@ -132,7 +141,14 @@ class StateBuilder {
       .sort(byKey);
     for (const ip of this.bind) this.entry('KUBE-IPVS-IPS', ip);
     const ipsets = ipsetCatalogue(this.family).map((set) => ({ set, entries: [...(this.entries.get(set.role) ?? [])].sort() }));
-    return { family: this.family, virtualServers, bindAddresses: [...this.bind].sort(), ipsets, noLocalEndpoints: { ...this.noLocal } };
+    return {
+      family: this.family,
+      virtualServers,
+      bindAddresses: [...this.bind].sort(),
+      ipsets,
+      noLocalEndpoints: { ...this.noLocal },
+      unbindableAddresses: [...this.unbindable].sort(),
+    };
   }
 }
 
@@ -161,7 +177,7 @@ function addServicePort(b: StateBuilder, svc: ServicePort, endpoints: readonly E
   // Cluster IP.
   b.entry('KUBE-CLUSTER-IP', ipPortEntry(plan.clusterIP, protocol, port));
   b.virtualServer(protocol, plan.clusterIP, port, timeout, internal);
-  b.bind.add(plan.clusterIP);
+  b.bindVip(plan.clusterIP);
 
   // External IPs: Local-policy ones go to the -LOCAL set instead (upstream: either, not both).
   for (const ip of plan.externalIPs) {

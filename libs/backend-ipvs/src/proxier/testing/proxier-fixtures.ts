@@ -1,6 +1,6 @@
 /* Test fixtures for the IPVS proxier specs (not part of the package API). */
 import type { IPFamily, NetworkInterfaces, ProxyContext, StringSink, TestContextOverrides, V1EndpointSlice, V1Node, V1Service } from '@kube-proxy/core';
-import { DryRunIptables, FakeClock, FakeCommandExecutor, InMemoryTables, RecordingLogger, testContext } from '@kube-proxy/core';
+import { DryRunIptables, FakeClock, FakeCommandExecutor, InMemoryTables, RecordingLogger, settle, testContext } from '@kube-proxy/core';
 import type { IpvsConnections, IpvsKernel } from '../../kernel/ipvs-kernel.js';
 import { MemoryIpvsKernel } from '../../kernel/memory-ipvs-kernel.js';
 import type { VirtualServer } from '../../state/ipvs-state.js';
@@ -136,4 +136,20 @@ export function start(r: Rig, services: readonly V1Service[], slices: readonly V
   for (const s of slices) r.proxier.onEndpointSliceAdd(s);
   r.proxier.onServicesSynced();
   r.proxier.onEndpointSlicesSynced();
+}
+
+/** An IPv6 NodePort Service (port 80 → 8080, node port 30080). */
+export function service6(name: string, clusterIP: string, protocol = 'TCP'): V1Service {
+  return service(name, clusterIP, { type: 'NodePort', ipFamilies: ['IPv6'], ports: [{ name: 'http', port: 80, protocol, targetPort: 8080, nodePort: 30080 }] });
+}
+
+export function slice6(svc: string, ips: readonly string[], protocol = 'TCP'): V1EndpointSlice {
+  return { ...slice(svc, ips, protocol), addressType: 'IPv6' };
+}
+
+/** Starts the rig's sync loop, lets the first sync run, and lists the virtual servers of its family. */
+export async function firstSyncServers(r: Rig): Promise<string[]> {
+  void r.proxier.syncLoop();
+  await settle();
+  return (await r.kernel.memory.readVirtualServers(r.proxier.family)).map((vs) => vs.key);
 }
