@@ -46,7 +46,10 @@ async function cleanupTable(ipt: IptablesInterface, table: Table, logger: Logger
     // The chain names and rule texts were read back from iptables-save: checked like every rendered
     // payload, so a line that would break the transaction is refused instead of written.
     assertRestorePayload(payload, plan.jumps.length + 2 * plan.deletable.length + 2);
-    await ipt.restore(payload, { noFlush: true, counters: true });
+    // wholeTables: on iptables-nft a `-S` first makes the tool fetch the table whole instead of
+    // inserting each of the ~120k named chains into its sorted list (rules × chains otherwise; see
+    // core's nft-restore-cache-hint.ts). It changes nothing in the table; legacy ignores it.
+    await ipt.restore(payload, { noFlush: true, counters: true, wholeTables: true });
     logger.info('Removed iptables rules and chains', { iptables: ipt.description, table, jumps: plan.jumps.length, chains: plan.deletable.length });
     return true;
   } catch (err) {
