@@ -184,8 +184,13 @@ describeNetns('nftables datapath through bin/kube-proxy (--proxy-mode=nftables)'
     check('switch-from-iptables', async () => {
       if (!iptablesLeft.some((c) => c.endsWith('nat/KUBE-SERVICES'))) fail(`the iptables-mode run left no nat/KUBE-SERVICES to remove: ${iptablesLeft.join(' ')}`);
       timings['iptables chains before the switch'] = iptablesLeft.length;
-      const left = await iptablesKubeChains();
-      if (left.length > 0) fail(`iptables-mode chains still there after nftables mode started: ${left.join(' ')}`);
+      // The leftovers go after nftables mode's first sync (never before: the node keeps serving), so
+      // they are waited for, bounded, rather than expected the moment the nft rules are in.
+      let left: string[] = [];
+      await waitFor('the iptables-mode chains to be removed after the first nftables sync', async () => ((left = await iptablesKubeChains()).length === 0 ? true : undefined), {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      }).catch(() => fail(`iptables-mode chains still there after nftables mode started: ${left.join(' ')}`));
       const tables = await kubeProxyTables(n(), n().ns.node);
       if (!tables.includes('ip')) fail(`no table ip kube-proxy: ${tables.join(' ')}`);
       allOk(await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 10 }), 'pod3 → web after the switch');
@@ -478,7 +483,12 @@ describeNetns('nftables datapath through bin/kube-proxy (--proxy-mode=nftables)'
       proxy = start('iptables');
       await waitForIptablesSync(proxy);
       timings['iptables-mode proxy start → first sync (after nftables)'] = Date.now() - t0;
-      const tables = await kubeProxyTables(nd, nd.ns.node);
+      // Removed after iptables mode's first sync: waited for, bounded.
+      let tables = await kubeProxyTables(nd, nd.ns.node);
+      await waitFor('the kube-proxy nft tables to be removed after the first iptables sync', async () => ((tables = await kubeProxyTables(nd, nd.ns.node)).length === 0 ? true : undefined), {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      }).catch(() => undefined);
       if (tables.length > 0) fail(`kube-proxy nft tables still there in iptables mode: ${tables.join(' ')}\n${await nftRuleset(nd, nd.ns.node)}`);
       const r = await p(pod(3), { host: SVC.web.ip, port: SVC.web.port, count: 20 });
       allOk(r, 'pod3 → web in iptables mode');
