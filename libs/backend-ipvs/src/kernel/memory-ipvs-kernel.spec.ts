@@ -113,17 +113,31 @@ describe('MemoryIpvsKernel', () => {
     expect((await rejection(k.applyLinkChanges({ createLink: false, add: [], remove: ['10.96.0.99'] }))).message).toMatch(/Cannot assign requested address/);
   });
 
-  it('binds as the host kernel does: ::, ::1 and IPv6 multicast refused with its words, 0.0.0.0 taken but never listed', async () => {
+  it('binds as the kernel does: ::, ::1 and IPv6 multicast refused with its words, 0.0.0.0 taken but never listed', async () => {
     const k = new MemoryIpvsKernel();
     await k.applyLinkChanges({ createLink: true, add: ['0.0.0.0', '127.0.0.5', 'fe80::5'], remove: [] });
     expect(await k.readBoundAddresses('IPv4')).toEqual(['127.0.0.5']);
-    for (const [address, words] of [['::', 'Invalid address'], ['::1', 'Cannot assign loopback address'], ['ff02::5', 'Cannot assign multicast address']]) {
+    for (const address of ['::', '::1', 'ff02::5']) {
       const e = await rejection(k.applyLinkChanges({ createLink: false, add: ['fd00::1', address], remove: [] }));
-      expect(e.message).toContain(`Error: ipv6: ${words}`);
+      expect(e.message).toContain('RTNETLINK answers: Cannot assign requested address');
       expect(e.message).toMatch(/Command failed -:2/);
       await k.applyLinkChanges({ createLink: false, add: [], remove: ['fd00::1'] });
     }
     expect(await k.readBoundAddresses('IPv6')).toEqual(['fe80::5']);
+  });
+
+  it('refuses real servers and set entries as the kernel does: not-unicast destinations, all-zero hash:ip(,port) elements', async () => {
+    const k = new MemoryIpvsKernel();
+    const e = await rejection(k.applyIpvsadm('-A -t 10.96.0.10:80 -s rr\n-a -t 10.96.0.10:80 -r 224.0.0.5:80 -m -w 1\n-a -t 10.96.0.10:80 -r 127.0.0.1:80 -m -w 1\n-A -t 0.0.0.0:80 -s rr\n'));
+    expect(e.message).toBe('ipvsadm --restore failed (exit 0): Invalid operation.  Possibly wrong module version, address not unicast, ...');
+    expect((await k.readVirtualServers('IPv4')).map((v) => [v.key, v.realServers.map((r) => r.key)])).toEqual([
+      ['0.0.0.0:80/TCP', []],
+      ['10.96.0.10:80/TCP', ['127.0.0.1:80']],
+    ]);
+    const create = 'create S hash:ip,port family inet hashsize 1024 maxelem 65536\n';
+    expect((await rejection(k.applyIpset(`${create}add S 0.0.0.0,tcp:80\n`))).message).toMatch(/Error in line 2: Kernel error received: Invalid argument/);
+    await k.applyIpset('create L hash:ip,port,ip family inet hashsize 1024 maxelem 65536\nadd L 0.0.0.0,tcp:80,0.0.0.0\n');
+    expect((await rejection(k.applyIpset('create I hash:ip family inet hashsize 1024 maxelem 65536\nadd I 0.0.0.0\n'))).message).toMatch(/Null-valued element/);
   });
 
   it('both families creating kube-ipvs0 share the one link, as on a node: the later `link add` is dropped and its binds still run', async () => {

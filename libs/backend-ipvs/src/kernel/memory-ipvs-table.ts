@@ -10,10 +10,17 @@
  *   stderr and exits 0);
  * - `-E` replaces scheduler, flags and persistence with the line's (no `-p` clears persistence)
  *   and keeps the real servers; `-e` replaces weight and forwarding; `-D` drops the real servers.
+ * - a real server the kernel will not route to (0.0.0.0, multicast, 255.255.255.255, `::`, IPv6
+ *   multicast or link-local: measured in the same guest, the rule in state/kernel-refused-addresses.ts)
+ *   fails with "Invalid operation.  Possibly wrong module version, address not unicast, ..."; the
+ *   kernel's exception for the node's own link-local address is not modelled.
  * Firewall-mark services are not modelled (our text never has them): such a line is a failure.
  */
 import { IPVSADM_DEFAULT_SCHEDULER, IpvsadmLineError, parseIpvsadmLine, type IpvsadmService } from './ipvsadm-line.js';
 import type { RealServer, VirtualServer } from '../state/ipvs-state.js';
+import { refusedRealServerReason } from '../state/kernel-refused-addresses.js';
+
+const NOT_UNICAST = 'Invalid operation.  Possibly wrong module version, address not unicast, ...';
 
 /** The kernel's schedulers (Debian 6.1 builds every one as a module). */
 export const IPVS_SCHEDULERS: ReadonlySet<string> = new Set(['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'dh', 'sh', 'sed', 'nq', 'fo', 'ovf', 'mh', 'twos']);
@@ -72,6 +79,7 @@ export class MemoryIpvsTable {
         const rs = parsed.server as RealServer;
         const present = entry.realServers.has(rs.key);
         if (parsed.command === '-a' && present) return 'Destination already exists';
+        if (parsed.command === '-a' && refusedRealServerReason(rs.address) !== undefined) return NOT_UNICAST;
         if (parsed.command !== '-a' && !present) return 'No such destination';
         if (parsed.command === '-d') entry.realServers.delete(rs.key);
         else entry.realServers.set(rs.key, rs);

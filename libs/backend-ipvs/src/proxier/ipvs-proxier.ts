@@ -145,8 +145,8 @@ export class IpvsProxier extends ProxierBase {
   private localDetector: LocalTrafficDetector;
   /** This node's Node object addresses (InternalIP, ExternalIP), as last seen; what --dry-run renders. */
   private nodeObjectAddresses: readonly string[] = [];
-  /** The service addresses last reported as not bindable on kube-ipvs0 (logged when this changes). */
-  private reportedUnbindable = '';
+  /** The addresses last reported as refused by the kernel (logged when this changes). */
+  private reportedSkipped = '';
   /** The skeleton text the kernel holds (null: unknown, write it on the next sync). */
   private appliedIptables: string | null = null;
   private jumpsEnsured = false;
@@ -298,7 +298,7 @@ export class IpvsProxier extends ProxierBase {
     this.observers.metrics?.serviceChangesPending(this.state.pendingServiceChanges());
     this.observers.metrics?.endpointChangesPending(this.state.pendingEndpointChanges());
     const desired = this.desiredState();
-    this.reportUnbindable(desired.unbindableAddresses ?? []);
+    this.reportSkipped(desired.skippedAddresses ?? []);
 
     // Read the kernel back: what it holds is what we diff against.
     const [current, sets, bound] = await Promise.all([
@@ -394,12 +394,12 @@ export class IpvsProxier extends ProxierBase {
     return true;
   }
 
-  /** Upstream logs a failed bind every sync; once per change is enough to find the Service. */
-  private reportUnbindable(addresses: readonly string[]): void {
-    const key = addresses.join(' ');
-    if (key === this.reportedUnbindable) return;
-    this.reportedUnbindable = key;
-    if (addresses.length > 0) this.logger.warn('Service addresses kube-ipvs0 cannot hold are served by IPVS but not bound', { addresses });
+  /** Upstream logs each refused netlink call every sync; once per change is enough to find the object. */
+  private reportSkipped(skipped: readonly string[]): void {
+    const key = skipped.join('\n');
+    if (key === this.reportedSkipped) return;
+    this.reportedSkipped = key;
+    if (skipped.length > 0) this.logger.warn('Left out addresses the kernel refuses in IPVS mode', { skipped });
   }
 
   /** What upstream publishes after a successful sync: latencies, health, health-check services. */

@@ -31,13 +31,14 @@
  *    to answer on (upstream's `continue` there skips it too, as a side effect).
  * 5. Graceful termination (upstream keeps weight-0 real servers until their connections end) is
  *    the proxier's job, not the desired state's.
+ * 6. An address the kernel refuses where it would go (kernel-refused-addresses.ts: an unspecified
+ *    service address, an unbindable VIP, a not-unicast real server) is left out of that place and
+ *    listed in skippedAddresses; upstream attempts it every sync and logs the kernel's error.
  */
 import {
-  canonicalIP,
   cidrContains,
   endpointSetOf,
   formatIP,
-  joinHostPort,
   parseIP,
   planServicePort,
   type Endpoint,
@@ -50,11 +51,12 @@ import {
   type ServicePortMap,
   type TopologyGates,
 } from '@kube-proxy/core';
-import { unbindableReason } from './bindable-address.js';
-import { ipsetCatalogue, type IpsetRole } from './ipset-catalogue.js';
+import type { IpsetRole } from './ipset-catalogue.js';
 import { ipPortEntry, ipPortIPEntry, ipPortNetEntry, portEntry } from './ipset-entry.js';
-import type { DesiredIpvsState, RealServer, SchedulerFlag, VirtualServer } from './ipvs-state.js';
+import type { DesiredIpvsState, SchedulerFlag } from './ipvs-state.js';
+import { refusedServiceAddressReason } from './kernel-refused-addresses.js';
 import { nodePortIPs } from './node-port-ips.js';
+import { StateBuilder } from './state-builder.js';
 import { assertScheduler, assertStateCIDR, assertStateIP, assertStatePort, assertStateProtocol } from './state-guards.js';
 
 export interface IpvsStateOptions {
@@ -79,160 +81,118 @@ export const DEFAULT_IPVS_SCHEDULER = 'rr';
 
 const EMPTY_ENDPOINTS: readonly Endpoint[] = [];
 
-interface VirtualServerDraft {
-  readonly vs: Omit<VirtualServer, 'realServers'>;
-  readonly realServers: Map<string, RealServer>;
-}
-
-/** Mutable accumulation of one build; frozen into a DesiredIpvsState at the end. */
-class StateBuilder {
-  readonly servers = new Map<string, VirtualServerDraft>();
-  readonly bind = new Set<string>();
-  /** Service addresses kube-ipvs0 cannot hold: served by IPVS, never bound. */
-  readonly unbindable = new Set<string>();
-  /** The node's own addresses of the family: never bound on kube-ipvs0 (upstream's nodeAddressSet). */
-  readonly nodeAddresses: ReadonlySet<string>;
-  readonly entries = new Map<IpsetRole, Set<string>>();
-  readonly noLocal = { internal: 0, external: 0 };
-
-  constructor(
-    readonly family: IPFamily,
-    readonly scheduler: string,
-    readonly flags: readonly SchedulerFlag[],
-    localAddresses: readonly string[],
-  ) {
-    this.nodeAddresses = new Set(localAddresses.map((ip) => canonicalIP(ip)).filter((ip): ip is string => ip !== undefined));
-  }
-
-  /** Binds a service address on kube-ipvs0, unless the kernel refuses it there (bindable-address.ts). */
-  bindVip(ip: string): void {
-    if (unbindableReason(ip) === undefined) this.bind.add(ip);
-    else this.unbindable.add(ip);
-  }
-
-  /** Binds an external or load-balancer IP on kube-ipvs0 unless the node already has it. */
-  bindUnlessLocal(ip: string): void {
-    if (!this.nodeAddresses.has(ip)) this.bindVip(ip);
-  }
-
-  entry(role: IpsetRole, entry: string): void {
-    let set = this.entries.get(role);
-    if (set === undefined) this.entries.set(role, (set = new Set()));
-    set.add(entry);
-  }
-
-  virtualServer(protocol: Protocol, address: string, port: number, persistenceTimeout: number, endpoints: readonly Endpoint[]): void {
-    const key = `${joinHostPort(address, port)}/${protocol}`;
-    if (this.servers.has(key)) return; // difference 3
-    const realServers = new Map<string, RealServer>();
-    for (const ep of endpoints) {
-      assertStateIP(ep.ip, this.family, 'endpoint IP');
-      assertStatePort(ep.port, 'endpoint port');
-      const rsKey = joinHostPort(ep.ip, ep.port);
-      if (!realServers.has(rsKey)) realServers.set(rsKey, { address: ep.ip, port: ep.port, weight: 1, key: rsKey });
-    }
-    this.servers.set(key, { vs: { protocol, address, port, scheduler: this.scheduler, flags: this.flags, persistenceTimeout, key }, realServers });
-  }
-
-  finish(): DesiredIpvsState {
-    const byKey = (a: { key: string }, b: { key: string }): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-    const virtualServers: VirtualServer[] = [...this.servers.values()]
-      .map((d) => ({ ...d.vs, realServers: [...d.realServers.values()].sort(byKey) }))
-      .sort(byKey);
-    for (const ip of this.bind) this.entry('KUBE-IPVS-IPS', ip);
-    const ipsets = ipsetCatalogue(this.family).map((set) => ({ set, entries: [...(this.entries.get(set.role) ?? [])].sort() }));
-    return {
-      family: this.family,
-      virtualServers,
-      bindAddresses: [...this.bind].sort(),
-      ipsets,
-      noLocalEndpoints: { ...this.noLocal },
-      unbindableAddresses: [...this.unbindable].sort(),
-    };
-  }
-}
-
 function nodePortRoles(protocol: Protocol): { all: IpsetRole; local: IpsetRole } {
   if (protocol === 'TCP') return { all: 'KUBE-NODE-PORT-TCP', local: 'KUBE-NODE-PORT-LOCAL-TCP' };
   if (protocol === 'UDP') return { all: 'KUBE-NODE-PORT-UDP', local: 'KUBE-NODE-PORT-LOCAL-UDP' };
   return { all: 'KUBE-NODE-PORT-SCTP-HASH', local: 'KUBE-NODE-PORT-LOCAL-SCTP-HASH' };
 }
 
+/** What every address of one service port shares. */
+interface PortRender {
+  readonly b: StateBuilder;
+  readonly protocol: Protocol;
+  readonly port: number;
+  readonly timeout: number;
+  readonly internal: readonly Endpoint[];
+  readonly external: readonly Endpoint[];
+  readonly local: boolean;
+}
+
+/** False (and the address noted as skipped) for a service address IPVS mode cannot serve. */
+function servable(b: StateBuilder, what: string, ip: string): boolean {
+  assertStateIP(ip, b.family, what);
+  const why = refusedServiceAddressReason(ip);
+  if (why !== undefined) b.skip(what, ip, why);
+  return why === undefined;
+}
+
+function addClusterIP(r: PortRender, clusterIP: string): void {
+  if (!servable(r.b, 'cluster IP', clusterIP)) return;
+  r.b.entry('KUBE-CLUSTER-IP', ipPortEntry(clusterIP, r.protocol, r.port));
+  r.b.virtualServer(r.protocol, clusterIP, r.port, r.timeout, r.internal);
+  r.b.bindVip(clusterIP);
+}
+
+/** External IPs: Local-policy ones go to the -LOCAL set instead (upstream: either, not both). */
+function addExternalIPs(r: PortRender, ips: readonly string[]): void {
+  for (const ip of ips) {
+    if (!servable(r.b, 'external IP', ip)) continue;
+    r.b.entry(r.local ? 'KUBE-EXTERNAL-IP-LOCAL' : 'KUBE-EXTERNAL-IP', ipPortEntry(ip, r.protocol, r.port));
+    r.b.virtualServer(r.protocol, ip, r.port, r.timeout, r.external);
+    r.b.bindUnlessLocal(ip);
+  }
+}
+
+/**
+ * Load-balancer IPs: always in KUBE-LOAD-BALANCER, also in -LOCAL under the Local policy; the
+ * source-range sets regardless of endpoints (upstream), unlike core's plan.firewalled.
+ */
+function addLoadBalancerIPs(r: PortRender, ips: readonly string[], ranges: readonly string[], nodeIP: string | null): void {
+  for (const ip of ips) {
+    if (!servable(r.b, 'load-balancer IP', ip)) continue;
+    const entry = ipPortEntry(ip, r.protocol, r.port);
+    r.b.entry('KUBE-LOAD-BALANCER', entry);
+    if (r.local) r.b.entry('KUBE-LOAD-BALANCER-LOCAL', entry);
+    if (ranges.length > 0) {
+      r.b.entry('KUBE-LOAD-BALANCER-FW', entry);
+      let allowFromNode = false;
+      for (const cidr of ranges) {
+        assertStateCIDR(cidr, r.b.family);
+        r.b.entry('KUBE-LOAD-BALANCER-SOURCE-CIDR', ipPortNetEntry(ip, r.protocol, r.port, cidr));
+        if (nodeIP !== null && cidrContains(cidr, nodeIP)) allowFromNode = true;
+      }
+      // The node's own requests to its LB IP come back with the LB IP as source.
+      if (allowFromNode) r.b.entry('KUBE-LOAD-BALANCER-SOURCE-IP', ipPortIPEntry(ip, r.protocol, r.port, ip));
+    }
+    r.b.virtualServer(r.protocol, ip, r.port, r.timeout, r.external);
+    r.b.bindUnlessLocal(ip);
+  }
+}
+
+/** Node port: one virtual server per node IP; nothing when no node IP is selected (as upstream). */
+function addNodePort(r: PortRender, nodePort: number, nodeIPs: readonly string[]): void {
+  if (nodePort === 0 || nodeIPs.length === 0) return;
+  assertStatePort(nodePort, 'node port');
+  const roles = nodePortRoles(r.protocol);
+  const entries = r.protocol === 'SCTP' ? nodeIPs.map((ip) => ipPortEntry(ip, r.protocol, nodePort)) : [portEntry(nodePort)];
+  for (const e of entries) {
+    r.b.entry(roles.all, e);
+    if (r.local) r.b.entry(roles.local, e);
+  }
+  for (const ip of nodeIPs) r.b.virtualServer(r.protocol, ip, nodePort, r.timeout, r.external);
+}
+
 function addServicePort(b: StateBuilder, svc: ServicePort, endpoints: readonly Endpoint[], ctx: ServicePlanContext, nodeIPs: readonly string[]): void {
-  const family = b.family;
   assertStateProtocol(svc.protocol);
-  assertStateIP(svc.clusterIP, family, 'cluster IP');
   assertStatePort(svc.port, 'service port');
   const plan = planServicePort(svc, endpoints, ctx);
   // 'drop' is the plan's verdict for a Local policy without a local endpoint (the metric's meaning).
   if (plan.internalVerdict === 'drop') b.noLocal.internal++;
   if (plan.externalVerdict === 'drop') b.noLocal.external++;
-  const protocol = svc.protocol;
-  const port = svc.port;
-  const timeout = plan.sessionAffinity ? plan.affinitySeconds : 0;
-  const internal = endpointSetOf(plan, plan.internalEndpoints);
-  const external = endpointSetOf(plan, plan.externalEndpoints);
-  const local = plan.service.externalPolicyLocal;
-
-  // Cluster IP.
-  b.entry('KUBE-CLUSTER-IP', ipPortEntry(plan.clusterIP, protocol, port));
-  b.virtualServer(protocol, plan.clusterIP, port, timeout, internal);
-  b.bindVip(plan.clusterIP);
-
-  // External IPs: Local-policy ones go to the -LOCAL set instead (upstream: either, not both).
-  for (const ip of plan.externalIPs) {
-    assertStateIP(ip, family, 'external IP');
-    b.entry(local ? 'KUBE-EXTERNAL-IP-LOCAL' : 'KUBE-EXTERNAL-IP', ipPortEntry(ip, protocol, port));
-    b.virtualServer(protocol, ip, port, timeout, external);
-    b.bindUnlessLocal(ip);
-  }
-
-  // Load-balancer IPs: always in KUBE-LOAD-BALANCER, also in -LOCAL under the Local policy; the
-  // source-range sets regardless of endpoints (upstream), unlike core's plan.firewalled.
-  const ranges = plan.service.loadBalancerSourceRanges;
-  for (const ip of plan.loadBalancerIPs) {
-    assertStateIP(ip, family, 'load-balancer IP');
-    const entry = ipPortEntry(ip, protocol, port);
-    b.entry('KUBE-LOAD-BALANCER', entry);
-    if (local) b.entry('KUBE-LOAD-BALANCER-LOCAL', entry);
-    if (ranges.length > 0) {
-      b.entry('KUBE-LOAD-BALANCER-FW', entry);
-      let allowFromNode = false;
-      for (const cidr of ranges) {
-        assertStateCIDR(cidr, family);
-        b.entry('KUBE-LOAD-BALANCER-SOURCE-CIDR', ipPortNetEntry(ip, protocol, port, cidr));
-        if (ctx.nodeIP !== null && cidrContains(cidr, ctx.nodeIP)) allowFromNode = true;
-      }
-      // The node's own requests to its LB IP come back with the LB IP as source.
-      if (allowFromNode) b.entry('KUBE-LOAD-BALANCER-SOURCE-IP', ipPortIPEntry(ip, protocol, port, ip));
-    }
-    b.virtualServer(protocol, ip, port, timeout, external);
-    b.bindUnlessLocal(ip);
-  }
-
-  // Node port: one virtual server per node IP; nothing when no node IP is selected (as upstream).
-  if (plan.nodePort !== 0 && nodeIPs.length > 0) {
-    assertStatePort(plan.nodePort, 'node port');
-    const roles = nodePortRoles(protocol);
-    const entries = protocol === 'SCTP' ? nodeIPs.map((ip) => ipPortEntry(ip, protocol, plan.nodePort)) : [portEntry(plan.nodePort)];
-    for (const e of entries) {
-      b.entry(roles.all, e);
-      if (local) b.entry(roles.local, e);
-    }
-    for (const ip of nodeIPs) b.virtualServer(protocol, ip, plan.nodePort, timeout, external);
-  }
+  const r: PortRender = {
+    b,
+    protocol: svc.protocol,
+    port: svc.port,
+    timeout: plan.sessionAffinity ? plan.affinitySeconds : 0,
+    internal: endpointSetOf(plan, plan.internalEndpoints),
+    external: endpointSetOf(plan, plan.externalEndpoints),
+    local: plan.service.externalPolicyLocal,
+  };
+  addClusterIP(r, plan.clusterIP);
+  addExternalIPs(r, plan.externalIPs);
+  addLoadBalancerIPs(r, plan.loadBalancerIPs, plan.service.loadBalancerSourceRanges, ctx.nodeIP);
+  addNodePort(r, plan.nodePort, nodeIPs);
 
   if (plan.healthCheckNodePort !== 0) {
     assertStatePort(plan.healthCheckNodePort, 'health check node port');
     b.entry('KUBE-HEALTH-CHECK-NODE-PORT', portEntry(plan.healthCheckNodePort));
   }
-
   // Hairpin: every local endpoint (upstream walks the whole endpoints map entry, ready or not).
   for (const ep of endpoints) {
     if (!ep.isLocal) continue;
-    assertStateIP(ep.ip, family, 'endpoint IP');
+    assertStateIP(ep.ip, b.family, 'endpoint IP');
     assertStatePort(ep.port, 'endpoint port');
-    b.entry('KUBE-LOOP-BACK', ipPortIPEntry(ep.ip, protocol, ep.port, ep.ip));
+    b.entry('KUBE-LOOP-BACK', ipPortIPEntry(ep.ip, r.protocol, ep.port, ep.ip));
   }
 }
 

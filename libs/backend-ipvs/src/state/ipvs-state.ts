@@ -74,6 +74,9 @@ export interface DesiredIpvsState {
    * sync_proxy_rules_no_local_endpoints_total); absent on states read back from the kernel.
    */
   readonly noLocalEndpoints?: { readonly internal: number; readonly external: number };
-  /** Service addresses kube-ipvs0 cannot hold (bindable-address.ts), not bound; absent on read-back states. */
-  readonly unbindableAddresses?: readonly string[];
+  /**
+   * `<what> <address>: <why>` of the addresses left out of one place because the kernel refuses them
+   * there (kernel-refused-addresses.ts); absent on states read back from the kernel.
+   */
+  readonly skippedAddresses?: readonly string[];
 }
