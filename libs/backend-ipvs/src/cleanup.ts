@@ -1,5 +1,6 @@
 import type { CommandExecutor, CommandResult, HostCapabilities, Logger } from '@kube-proxy/core';
-import { cleanupChains, type JumpRule, type OwnedChain } from '@kube-proxy/core';
+import type { JumpRule, OwnedChain } from '@kube-proxy/core';
+import { cleanupIptablesLeftovers } from './cleanup-iptables.js';
 
 /** The dummy interface the IPVS proxier binds Service IPs to (upstream's defaultDummyDevice). */
 export const DUMMY_DEVICE = 'kube-ipvs0';
@@ -48,8 +49,8 @@ function failure(result: CommandResult): string {
 /**
  * Upstream's ipvs CleanupLeftovers with the host's tools: clears IPVS (`ipvsadm -C`, only with
  * ipvsadm), deletes the kube-ipvs0 dummy link, removes the IPVS iptables jumps and chains (iptables
- * and ip6tables, when present), then destroys the KUBE-* ipsets (after iptables, which may still
- * reference them). Absence is never an error, so it is safe on a clean node; a set still in use is a
+ * and ip6tables, when present: one iptables-save and one iptables-restore per table), then destroys
+ * the KUBE-* ipsets (after iptables, which may still reference them). Absence is never an error, so it is safe on a clean node; a set still in use is a
  * warning. Returns true if an error was encountered (logged).
  */
 export async function cleanupIpvs(executor: CommandExecutor, host: HostCapabilities, logger: Logger): Promise<boolean> {
@@ -81,7 +82,7 @@ export async function cleanupIpvs(executor: CommandExecutor, host: HostCapabilit
     ['ip6tables', host.tools.ip6tables],
   ] as const) {
     if (!tool.present) continue;
-    if (await cleanupChains(executor, logger, binary, IPVS_JUMPS, IPVS_CHAINS)) encounteredError = true;
+    if (await cleanupIptablesLeftovers(executor, logger, binary, IPVS_JUMPS, IPVS_CHAINS)) encounteredError = true;
   }
 
   if (host.tools.ipset.present) {
