@@ -8,7 +8,8 @@
  *   NodePort virtual server on every node address of its family, the SCTP ones also as
  *   `nodeIP,sctp:port` entries of the family's KUBE-NODE-PORT-SCTP-HASH set.
  * Then the same services on a Node full of addresses no node port can use (IPv4-mapped, link-local,
- * loopback, unspecified, duplicates, not an IP): it finishes the same way, serving only the usable ones.
+ * loopback, unspecified, duplicates, not an IP), and a Service whose external IPs and endpoints the
+ * kernel refuses where IPVS mode puts them: each finishes the same way, serving what it can.
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -103,6 +104,41 @@ describe('bin/kube-proxy --proxy-mode=ipvs --dry-run --once, dual-stack', () => 
       expectFinished(run);
       expect(nodePortServers(familyBlock(run.stdout, 'IPv4'))).toEqual(['-A --sctp-service 192.168.49.2:30091 -s rr', '-A -t 192.168.49.2:30090 -s rr']);
       expect(nodePortServers(familyBlock(run.stdout, 'IPv6'))).toEqual(['-A --sctp-service [fd00:49::2]:30091 -s rr', '-A -t [fd00:49::2]:30090 -s rr']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('Services with addresses the kernel refuses (::, ::1, 0.0.0.0, ff02::1, endpoint 0.0.0.0) finish too, the rest served', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kp-ipvs-refused-'));
+    try {
+      for (const f of ['node.yaml', 'services.yaml']) copyFileSync(join(FIXTURE, f), join(dir, f));
+      const svc = {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'odd', namespace: 'default' },
+        spec: { clusterIP: '10.96.0.50', clusterIPs: ['10.96.0.50', 'fd00:96::50'], ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'RequireDualStack', externalIPs: ['::', '::1', '0.0.0.0', 'ff02::1'], ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+      };
+      const slice = (family: string, addresses: string[]) => ({
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: `odd-${family.toLowerCase()}`, namespace: 'default', labels: { 'kubernetes.io/service-name': 'odd' } },
+        addressType: family,
+        ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+        endpoints: addresses.map((a) => ({ addresses: [a], conditions: { ready: true } })),
+      });
+      writeFileSync(join(dir, 'odd.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [svc, slice('IPv4', ['0.0.0.0', '10.244.1.50']), slice('IPv6', ['fd00:244:1::50'])] }));
+      const run = await dryRunOnce(dir);
+      expectFinished(run);
+      expect(run.stderr).toMatch(/^W.* Left out addresses the kernel refuses in IPVS mode/m);
+      const v4 = familyBlock(run.stdout, 'IPv4');
+      const v6 = familyBlock(run.stdout, 'IPv6');
+      expect(v4).toMatch(/^-A -t 10\.96\.0\.50:80 -s rr\n-a -t 10\.96\.0\.50:80 -r 10\.244\.1\.50:8080 -m -w 1\n-A /m);
+      expect(v4).not.toMatch(/0\.0\.0\.0:/);
+      expect(v6).toMatch(/^-A -t \[::1\]:80 -s rr$/m);
+      expect(v6).toMatch(/^-A -t \[ff02::1\]:80 -s rr$/m);
+      expect(v6).not.toMatch(/\[::\]:80/);
+      expect(v6).toMatch(/^# kube-ipvs0\nfd00:96::30\/128\nfd00:96::31\/128\nfd00:96::50\/128\n# iptables/m);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
