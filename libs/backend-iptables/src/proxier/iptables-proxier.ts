@@ -42,12 +42,15 @@ import { NftScaleWarning } from './nft-scale-warning.js';
 import { expectedRules } from './expected-rules.js';
 import type { V1Node } from './k8s-types.js';
 import { reportSuccessfulSync, type SyncObservers } from './sync-reporting.js';
+import { ownerOfRestoreLine } from './restore-line-owner.js';
 import type { NfacctCounters, NfacctPresence } from '../nfacct/index.js';
 
 /** Upstream's proxyutil.FullSyncPeriod: a full resync at least this often. */
 export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
 /** Upstream's burstSyncs. */
 export const BURST_SYNCS = 2;
+/** Service ports one sync may leave out after iptables-restore refused a line of theirs (each costs a retried full sync). */
+export const MAX_QUARANTINED_PER_SYNC = 8;
 
 export const SYSCTL_ROUTE_LOCALNET = 'net/ipv4/conf/all/route_localnet';
 export const SYSCTL_NF_CONNTRACK_TCP_BE_LIBERAL = 'net/netfilter/nf_conntrack_tcp_be_liberal';
@@ -62,6 +65,8 @@ export interface IptablesProxierStats {
   restoreFailures: number;
   /** sync_proxy_rules_iptables_partial_restore_failures_total */
   partialRestoreFailures: number;
+  /** Service ports left out of a retry because iptables-restore refused a line written for them. */
+  quarantinedServicePorts: number;
   /** Failed syncs for any reason (jump rules, restore, unexpected errors). */
   failedSyncs: number;
   /** Flushes the canary monitor detected. */
@@ -107,6 +112,18 @@ export interface IptablesProxierOptions {
   readonly nfacct?: NfacctCounters;
 }
 
+/** `namespace/name` of a service port key `namespace/name:port`. */
+function namespacedNameOf(key: string): string {
+  const colon = key.indexOf(':');
+  return colon < 0 ? key : key.slice(0, colon);
+}
+
+function withoutKeys(serviceMap: ServicePortMap, keys: ReadonlySet<string>): ServicePortMap {
+  const out = new Map(serviceMap);
+  for (const key of keys) out.delete(key);
+  return out;
+}
+
 function countEndpoints(serviceMap: ServicePortMap, endpointsMap: EndpointsMap): number {
   let total = 0;
   for (const key of serviceMap.keys()) total += endpointsMap.get(key)?.length ?? 0;
@@ -126,6 +143,7 @@ export class IptablesProxier extends ProxierBase {
     partialSyncs: 0,
     restoreFailures: 0,
     partialRestoreFailures: 0,
+    quarantinedServicePorts: 0,
     failedSyncs: 0,
     flushesDetected: 0,
     lastSyncDurationMs: 0,
@@ -172,6 +190,11 @@ export class IptablesProxier extends ProxierBase {
   private readonly nftScale: NftScaleWarning;
 
   private needFullSync = true;
+  /**
+   * Service ports iptables-restore refused a line of (keys): rendered without them until their
+   * Service or endpoints change or the next full sync, so one port cannot stop every other's rules.
+   */
+  private readonly quarantined = new Set<string>();
   /** A full sync has ensured the jump rules (from then on the flush monitor looks for them). */
   private jumpRulesEnsured = false;
   /** Counts full-sync requests, so one arriving during a sync is not cleared by that sync's success. */
@@ -358,7 +381,14 @@ export class IptablesProxier extends ProxierBase {
 
     let success = false;
     try {
-      success = await this.syncOnce(doFullSync, applied, start, fullSyncRequestsAtStart);
+      this.releaseQuarantine(doFullSync, applied);
+      let outcome = await this.syncOnce(doFullSync, applied, start, fullSyncRequestsAtStart);
+      // iptables-restore refused a line of one service port: the others are written at once without it.
+      for (let i = 0; outcome === 'retry' && i < MAX_QUARANTINED_PER_SYNC; i++) {
+        this.appliedChains.clear();
+        outcome = await this.syncOnce(true, applied, start, fullSyncRequestsAtStart);
+      }
+      success = outcome === true;
     } catch (err) {
       this.logger.error('Unexpected error while syncing iptables rules', { error: String(err) });
     } finally {
@@ -377,12 +407,21 @@ export class IptablesProxier extends ProxierBase {
     }
   }
 
+  /** A full sync tries every quarantined service port again; a partial one those whose Service changed. */
+  private releaseQuarantine(full: boolean, applied: AppliedChanges): void {
+    if (this.quarantined.size === 0) return;
+    const changed = new Set([...applied.services.updatedServices, ...applied.endpoints.updatedServices]);
+    const released = [...this.quarantined].filter((key) => full || changed.has(namespacedNameOf(key)));
+    for (const key of released) this.quarantined.delete(key);
+    if (released.length > 0) this.logger.info('Trying again service ports iptables-restore refused before', { servicePorts: released });
+  }
+
   private async syncOnce(
     doFullSync: boolean,
     applied: AppliedChanges,
     start: number,
     fullSyncRequestsAtStart: number,
-  ): Promise<boolean> {
+  ): Promise<boolean | 'retry'> {
     if (doFullSync) {
       // Not part of the restore, so that other rules in PREROUTING etc. are left alone. Only on full
       // syncs: at start, after a failure, and after the canary saw a flush.
@@ -415,8 +454,9 @@ export class IptablesProxier extends ProxierBase {
     }
 
     const nodePortAddresses = resolveNodePortAddresses(this.nodePortAddresses, this.networkInterfaces);
+    const renderedMap = this.quarantined.size === 0 ? serviceMap : withoutKeys(serviceMap, this.quarantined);
     const result: RenderResult = renderRuleset(
-      { serviceMap, endpointsMap, changedServices, existingNatChains, appliedChains: this.appliedChains },
+      { serviceMap: renderedMap, endpointsMap, changedServices, existingNatChains, appliedChains: this.appliedChains },
       {
         family: this.family,
         nodeName: this.context.nodeName,
@@ -459,18 +499,9 @@ export class IptablesProxier extends ProxierBase {
       this.stats.restoreFailures++;
       if (!doFullSync) this.stats.partialRestoreFailures++;
       this.observers.metrics?.iptablesRestoreFailed(this.family, !doFullSync);
-      if (err instanceof IptablesRestoreError && err.line !== undefined) {
-        const lines = extractLines(result.payload, err.line, 3);
-        this.logger.error('Failed to execute iptables-restore', {
-          error: err.message,
-          line: err.line,
-          rules: lines.map((l) => `${l.line}: ${l.text}`),
-        });
-      } else {
-        this.logger.error('Failed to execute iptables-restore', { error: String(err) });
-      }
+      const outcome = this.restoreFailed(err, result.payload, renderedMap, endpointsMap);
       this.names.renderBuffers.release();
-      return false;
+      return outcome;
     }
     // The kernel now holds what was rendered (refused if the memo was cleared meanwhile).
     if (result.appliedChainUpdate !== null) this.appliedChains.commit(result.appliedChainUpdate);
@@ -510,6 +541,35 @@ export class IptablesProxier extends ProxierBase {
     await this.writeDryRunOutput(doFullSync, now);
     if (!this.first.settled) this.first.resolve();
     return true;
+  }
+
+  /**
+   * Logs a refused restore. When the line iptables-restore names was written for one service port,
+   * that port is quarantined and 'retry' asks for the others to be written at once without it.
+   */
+  private restoreFailed(err: unknown, payload: string, serviceMap: ServicePortMap, endpointsMap: EndpointsMap): false | 'retry' {
+    if (!(err instanceof IptablesRestoreError) || err.line === undefined) {
+      this.logger.error('Failed to execute iptables-restore', { error: String(err) });
+      return false;
+    }
+    const context = extractLines(payload, err.line, 3);
+    const rules = context.map((l) => `${l.line}: ${l.text}`);
+    const failing = context.find((l) => l.line === err.line)?.text ?? '';
+    const owner = ownerOfRestoreLine(failing, serviceMap, endpointsMap);
+    if (owner === undefined || this.quarantined.has(owner)) {
+      this.logger.error('Failed to execute iptables-restore', { error: err.message, line: err.line, rules });
+      return false;
+    }
+    this.quarantined.add(owner);
+    this.stats.quarantinedServicePorts++;
+    this.logger.error('iptables-restore refused the rules of a service port; programming the others without it', {
+      service: namespacedNameOf(owner),
+      servicePort: owner,
+      error: err.message,
+      line: err.line,
+      rules,
+    });
+    return 'retry';
   }
 
   private async writeDryRunOutput(full: boolean, now: number): Promise<void> {

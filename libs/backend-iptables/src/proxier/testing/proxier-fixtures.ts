@@ -27,6 +27,8 @@ export class TestIptables extends DryRunIptables {
   /** Fail the next restore(s), blaming this payload line. */
   failRestores: { count: number; line: number } | undefined;
   failEnsureRules = 0;
+  /** Refuse every restore with a line this matches, blaming that line as iptables-restore does. */
+  refuseLine: ((line: string) => boolean) | undefined;
 
   override async restore(payload: string, options: RestoreOptions): Promise<void> {
     this.payloads.push(payload);
@@ -35,6 +37,8 @@ export class TestIptables extends DryRunIptables {
       const line = this.failRestores.line;
       throw new IptablesRestoreError(`iptables-restore: line ${line} failed`, 1, `iptables-restore: line ${line} failed`, line);
     }
+    const refused = this.refuseLine ? payload.split('\n').findIndex(this.refuseLine) + 1 : 0;
+    if (refused > 0) throw new IptablesRestoreError(`iptables-restore: line ${refused} failed`, 2, `Error occurred at line: ${refused}`, refused);
     return super.restore(payload, options);
   }
 
