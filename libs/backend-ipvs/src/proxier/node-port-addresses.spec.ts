@@ -57,6 +57,26 @@ describe('IPVS node-port addresses in a dry run: the Node object, every address 
     r.proxier.stop();
   });
 
+  it('SCTP with externalTrafficPolicy Local: both hash sets list every node address (upstream TestNodePortIPv4)', async () => {
+    const r = rig({ nodeIPs: { IPv4: '100.101.102.103' } });
+    r.proxier.onNodeAdd(node([
+      { type: 'InternalIP', address: '100.101.102.103' },
+      { type: 'InternalIP', address: '100.101.102.104' },
+    ]));
+    const sctp = service('sctp', '10.20.30.41', {
+      type: 'NodePort',
+      externalTrafficPolicy: 'Local',
+      ports: [{ name: 'http', port: 80, protocol: 'SCTP', targetPort: 8080, nodePort: 30080 }],
+    });
+    start(r, [sctp], [slice('sctp', ['10.180.0.1'], 'SCTP')]);
+    expect(nodePortServers(await firstSync(r))).toEqual(['100.101.102.103:30080/SCTP', '100.101.102.104:30080/SCTP']);
+    const sets = await r.kernel.memory.readIpsets();
+    const entries = ['100.101.102.103,sctp:30080', '100.101.102.104,sctp:30080'];
+    expect([...(sets.get('KUBE-NODE-PORT-SCTP-HASH') ?? [])].sort()).toEqual(entries);
+    expect([...(sets.get('KUBE-NODE-PORT-LOCAL-SCTP-HASH') ?? [])].sort()).toEqual(entries);
+    r.proxier.stop();
+  });
+
   it("--nodeport-addresses selects among the Node's addresses, not the machine's interfaces", async () => {
     const r = rig({ config: { nodePortAddresses: ['192.168.60.0/24'] } });
     r.proxier.onNodeAdd(node([
