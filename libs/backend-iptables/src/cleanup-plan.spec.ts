@@ -123,6 +123,24 @@ describe('parseSavedTable', () => {
     expect(turns).toBeGreaterThanOrEqual(2);
   });
 
+  it('reads the target outside quotes: directly when it follows the last quote, else by the quote-aware split', async () => {
+    const saved = await parseSavedTable(
+      [
+        '*nat',
+        ':X - [0:0]',
+        '-A X -s 10.0.0.1/32 -j KUBE-MARK-MASQ',
+        '-A X -m comment --comment "a -j KUBE-SEP-A" -j RETURN',
+        '-A X -j RETURN -m comment --comment "b -j KUBE-SEP-B"',
+        '-A X -m comment --comment "c -j KUBE-SEP-C"',
+        '-A X -p tcp -m tcp -j DNAT --to-destination 10.0.0.2:80',
+        'COMMIT',
+        '',
+      ].join('\n'),
+      'nat',
+    );
+    expect(saved?.rules.map((r) => r.target)).toEqual(['KUBE-MARK-MASQ', 'RETURN', 'RETURN', undefined, 'DNAT']);
+  });
+
   it('reads only the asked table, and undefined when the save has none', async () => {
     const { nat: natText, filter } = savedNodeTables(1);
     const both = natText + filter;

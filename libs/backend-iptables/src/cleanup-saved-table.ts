@@ -25,9 +25,35 @@ const LINES_PER_TURN = 10_000;
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** The target of one rule's text: cheap substring test first, the quote-aware split only when needed. */
+const TARGET_FLAGS = [' -j ', ' -g ', ' --jump ', ' --goto '];
+
+/** Where the last target flag of a rule's text starts and the word after it (iptables-save prints single spaces). */
+function lastTargetFlag(text: string): { index: number; word: string } | undefined {
+  const padded = ` ${text}`;
+  let index = -1;
+  let flagLength = 0;
+  for (const flag of TARGET_FLAGS) {
+    const i = padded.lastIndexOf(flag);
+    if (i > index) {
+      index = i;
+      flagLength = flag.length;
+    }
+  }
+  if (index < 0) return undefined;
+  const start = index + flagLength;
+  const end = padded.indexOf(' ', start);
+  return { index: index - 1, word: padded.slice(start, end < 0 ? undefined : end) };
+}
+
+/**
+ * The target of one rule's text. iptables-save prints the target last, so when the last `-j`/`-g`
+ * comes after the last double quote it cannot be inside a quoted comment and is read directly (most
+ * of a 10k-service table, with string searches only); otherwise the quote-aware split decides.
+ */
 function targetOf(text: string): string | undefined {
-  if (!/(^|\s)(-j|--jump|-g|--goto)\s/.test(text)) return undefined;
+  const last = lastTargetFlag(text);
+  if (!last) return undefined;
+  if (last.index > text.lastIndexOf('"')) return last.word;
   try {
     return ruleTarget(tokenize(text))?.target;
   } catch {
@@ -48,22 +74,23 @@ export async function parseSavedTable(save: string, table: Table): Promise<Saved
   let found = false;
   for (let i = 0; i < lines.length; i++) {
     if (i > 0 && i % LINES_PER_TURN === 0) await yieldToEventLoop();
+    let line = lines[i] as string;
     // `iptables-save -c` prefixes rules with `[packets:bytes] `.
-    const line = (lines[i] as string).trim().replace(/^\[\d+:\d+\]\s+/, '');
+    if (line.startsWith('[')) line = line.replace(/^\[\d+:\d+\]\s+/, '');
     if (line.startsWith('*')) {
-      inTable = line.slice(1).trim() === table;
+      inTable = line.slice(1).trimEnd() === table;
       found ||= inTable;
       continue;
     }
     if (!inTable) continue;
-    if (line === 'COMMIT') {
+    if (line.trimEnd() === 'COMMIT') {
       inTable = false;
     } else if (line.startsWith(':')) {
       const end = line.indexOf(' ');
       chains.push(end < 0 ? line.slice(1) : line.slice(1, end));
     } else if (line.startsWith('-A ')) {
-      const rest = line.slice(3).trimStart();
-      const end = rest.search(/\s/);
+      const rest = line.slice(3);
+      const end = rest.indexOf(' ');
       const chain = end < 0 ? rest : rest.slice(0, end);
       const text = end < 0 ? '' : rest.slice(end).trim();
       rules.push({ chain, text, target: targetOf(text) });
