@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { ipFamilyOf, type IPFamily, type Logger } from '@kube-proxy/core';
+import { canonicalIP, ipFamilyOf, type IPFamily, type Logger } from '@kube-proxy/core';
 import type { V1Node } from '@kubernetes/client-node';
 
 /** The node name as upstream derives it: --hostname-override, else the hostname; trimmed, lower-cased. */
@@ -16,7 +16,9 @@ function isUnspecified(ip: string): boolean {
 /**
  * The node's IPs by family, as upstream's detectNodeIPs: a specific --bind-address is the primary IP;
  * otherwise the Node object's InternalIP addresses, then ExternalIP; otherwise loopback with a warning.
- * Returns the primary family first.
+ * Returns the primary family first. Addresses are kept in canonical text, as upstream keeps a parsed
+ * net.IP: an IPv4-mapped `::ffff:8.8.8.8` is the IPv4 address 8.8.8.8 (so `primary` node-port
+ * addresses become `8.8.8.8/32`, not an IPv6-looking block that matches nothing).
  */
 export function resolveNodeIPs(
   bindAddress: string,
@@ -25,9 +27,10 @@ export function resolveNodeIPs(
 ): { primary: IPFamily; ips: Partial<Record<IPFamily, string>> } {
   const ips: Partial<Record<IPFamily, string>> = {};
   let primary: IPFamily | undefined;
-  const take = (ip: string) => {
-    const f = ipFamilyOf(ip);
-    if (!f || ips[f]) return;
+  const take = (text: string) => {
+    const ip = canonicalIP(text);
+    const f = ip === undefined ? undefined : ipFamilyOf(ip);
+    if (!ip || !f || ips[f]) return;
     ips[f] = ip;
     primary ??= f;
   };
