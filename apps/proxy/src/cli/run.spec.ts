@@ -80,6 +80,20 @@ describe('kube-proxy CLI', () => {
     expect(t.err()).toMatch(/Using proxy mode/);
   });
 
+  it('nftables --dry-run renders node ports on the examples\' Node address (nodePortAddresses primary), not on the machine\'s', async () => {
+    const t = io();
+    const code = await runCli(['--proxy-mode=nftables', `--manifests=${EXAMPLES}`, '--hostname-override=node-1', '--dry-run', '--once'], t.streams);
+    expect(code).toBe(0);
+    expect(t.out()).toContain('add element ip kube-proxy nodeport-ips { 192.168.49.2 }');
+  });
+
+  it('iptables --dry-run selects --nodeport-addresses among the Node object\'s addresses, as a real run among the host\'s', async () => {
+    const t = io();
+    const args = ['--proxy-mode=iptables', `--manifests=${EXAMPLES}`, '--hostname-override=node-1', '--nodeport-addresses=192.168.49.0/24', '--dry-run', '--once'];
+    expect(await runCli(args, t.streams)).toBe(0);
+    expect(t.out()).toMatch(/^-A KUBE-SERVICES .*-d 192\.168\.49\.2(\/32)? .*-j KUBE-NODEPORTS$/m);
+  });
+
   it('ipvs --dry-run --once on the examples prints the sync line and the four sections, on any host', async () => {
     const t = io();
     const code = await runCli(['--proxy-mode=ipvs', `--manifests=${EXAMPLES}`, '--hostname-override=node-1', '--dry-run', '--once'], t.streams);

@@ -16,6 +16,7 @@ import {
   ConntrackCleaner,
   ProxierBase,
   parseDuration,
+  NodePortInterfaces,
   parseNodePortAddresses,
   resolveNodePortAddresses,
   localDetectorAfterNodeEvent,
@@ -164,6 +165,8 @@ export class IptablesProxier extends ProxierBase {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly networkInterfaces: NetworkInterfaces;
+  /** The machine's interfaces, or in --dry-run this node's Node object addresses (core's NodePortInterfaces). */
+  private readonly nodePortInterfaces: NodePortInterfaces;
   private readonly dryRunTables: InMemoryTables | undefined;
   private readonly tagDryRunOutput: boolean;
   protected readonly runner: BoundedFrequencyRunner;
@@ -214,6 +217,7 @@ export class IptablesProxier extends ProxierBase {
     this.clock = options.clock;
     this.logger = logger;
     this.networkInterfaces = options.networkInterfaces ?? osNetworkInterfaces;
+    this.nodePortInterfaces = new NodePortInterfaces(context, this.networkInterfaces);
     this.dryRunTables = options.dryRunTables;
     this.tagDryRunOutput = options.tagDryRunOutput ?? false;
     this.syncPeriodMs = parseDuration(config.iptables.syncPeriod);
@@ -294,9 +298,13 @@ export class IptablesProxier extends ProxierBase {
 
   /** NodeCIDR local detection follows this Node's podCIDRs. */
   protected override nodeEvent(node: V1Node, deleted: boolean): void {
+    let resync = this.nodePortInterfaces.nodeEvent(node, deleted);
     const detector = localDetectorAfterNodeEvent(this.context.config, this.family, this.context.nodeName, this.localDetector, { node, deleted }, this.logger);
-    if (detector === undefined) return;
-    this.localDetector = detector;
+    if (detector !== undefined) {
+      this.localDetector = detector;
+      resync = true;
+    }
+    if (!resync) return;
     this.requestFullSync();
     if (this.state.isInitialized()) this.sync();
   }
@@ -453,7 +461,7 @@ export class IptablesProxier extends ProxierBase {
       for (const name of applied.endpoints.updatedServices) changedServices.add(name);
     }
 
-    const nodePortAddresses = resolveNodePortAddresses(this.nodePortAddresses, this.networkInterfaces);
+    const nodePortAddresses = resolveNodePortAddresses(this.nodePortAddresses, this.nodePortInterfaces.interfaces());
     const renderedMap = this.quarantined.size === 0 ? serviceMap : withoutKeys(serviceMap, this.quarantined);
     const result: RenderResult = renderRuleset(
       { serviceMap: renderedMap, endpointsMap, changedServices, existingNatChains, appliedChains: this.appliedChains },

@@ -21,6 +21,7 @@ import {
   BoundedFrequencyRunner,
   ConntrackCleaner,
   IptablesFlushMonitor,
+  NodePortInterfaces,
   ProxierBase,
   parseCIDR,
   parseDuration,
@@ -49,7 +50,7 @@ import type { DesiredIpvsState, IpsetState, VirtualServer } from '../state/ipvs-
 import { dryRunSyncText } from './dry-run-output.js';
 import type { HostSetup } from './host-setup.js';
 import { kernelTarget } from './kernel-target.js';
-import { addressesAsInterfaces, hostAddresses, nodeObjectAddresses } from './node-addresses.js';
+import { hostAddresses } from './node-addresses.js';
 
 /** Upstream's burstSyncs for the IPVS runner. */
 export const IPVS_BURST_SYNCS = 2;
@@ -143,8 +144,8 @@ export class IpvsProxier extends ProxierBase {
   private readonly flushMonitor: IptablesFlushMonitor;
   private readonly conntrack: ConntrackCleaner | undefined;
   private localDetector: LocalTrafficDetector;
-  /** This node's Node object addresses (InternalIP, ExternalIP), as last seen; what --dry-run renders. */
-  private nodeObjectAddresses: readonly string[] = [];
+  /** The machine's interfaces, or in --dry-run this node's Node object addresses (core's NodePortInterfaces). */
+  private readonly nodePortInterfaces: NodePortInterfaces;
   /** The addresses last reported as refused by the kernel (logged when this changes). */
   private reportedSkipped = '';
   /** The skeleton text the kernel holds (null: unknown, write it on the next sync). */
@@ -163,6 +164,7 @@ export class IpvsProxier extends ProxierBase {
     this.logger = logger;
     this.hostSetup = options.hostSetup;
     this.networkInterfaces = options.networkInterfaces ?? osNetworkInterfaces;
+    this.nodePortInterfaces = new NodePortInterfaces(context, this.networkInterfaces);
     this.dryRunTables = options.dryRunTables;
     this.tagDryRunOutput = options.tagDryRunOutput ?? false;
     this.syncPeriodMs = parseDuration(config.ipvs.syncPeriod);
@@ -212,12 +214,7 @@ export class IpvsProxier extends ProxierBase {
    * run's node-port addresses follow its addresses.
    */
   protected override nodeEvent(node: V1Node, deleted: boolean): void {
-    let resync = false;
-    if (node.metadata?.name === this.context.nodeName) {
-      const addresses = deleted ? [] : nodeObjectAddresses(node);
-      resync = this.context.dryRun && addresses.join() !== this.nodeObjectAddresses.join();
-      this.nodeObjectAddresses = addresses;
-    }
+    let resync = this.nodePortInterfaces.nodeEvent(node, deleted);
     const detector = localDetectorAfterNodeEvent(this.context.config, this.family, this.context.nodeName, this.localDetector, { node, deleted }, this.logger);
     if (detector !== undefined) {
       this.localDetector = detector;
@@ -232,8 +229,7 @@ export class IpvsProxier extends ProxierBase {
    */
   private localAddresses(): string[] {
     if (!this.context.dryRun) return hostAddresses(this.networkInterfaces);
-    const resolved = Object.values(this.context.nodeIPs).filter((ip): ip is string => typeof ip === 'string');
-    return [...resolved, ...this.nodeObjectAddresses];
+    return this.nodePortInterfaces.describedAddresses();
   }
 
   private desiredState(): DesiredIpvsState {
@@ -249,7 +245,7 @@ export class IpvsProxier extends ProxierBase {
       masqueradeAll: config.iptables.masqueradeAll,
       localDetection: this.localDetector.kind !== 'none',
       // --nodeport-addresses CIDRs select among the same addresses "all" would take.
-      nodePortAddresses: resolveNodePortAddresses(this.nodePortAddresses, this.context.dryRun ? addressesAsInterfaces(localAddresses) : this.networkInterfaces),
+      nodePortAddresses: resolveNodePortAddresses(this.nodePortAddresses, this.nodePortInterfaces.interfaces()),
       localAddresses,
     });
   }

@@ -7,6 +7,7 @@ import {
   localDetectorAfterNodeEvent,
   NODE_PORT_ADDRESSES_PRIMARY,
   parseDuration,
+  NodePortInterfaces,
   parseNodePortAddresses,
   planServicePort,
   ProxierBase,
@@ -110,6 +111,8 @@ export class NftablesProxier extends ProxierBase {
   private readonly logger: Logger;
   private readonly nftFamily: NftFamily;
   private readonly networkInterfaces: NetworkInterfaces;
+  /** The machine's interfaces, or in --dry-run this node's Node object addresses (core's NodePortInterfaces). */
+  private readonly nodePortInterfaces: NodePortInterfaces;
   private readonly dryRunTable: MemoryNftTable | undefined;
   private readonly tagDryRunOutput: boolean;
   private readonly conntrack: ConntrackCleaner | undefined;
@@ -146,6 +149,7 @@ export class NftablesProxier extends ProxierBase {
     this.logger = logger;
     this.nftFamily = familyOf(family);
     this.networkInterfaces = options.networkInterfaces ?? osNetworkInterfaces;
+    this.nodePortInterfaces = new NodePortInterfaces(context, this.networkInterfaces);
     this.dryRunTable = options.dryRunTable;
     this.tagDryRunOutput = options.tagDryRunOutput ?? false;
     this.table = new TableSync(this.nftFamily);
@@ -204,9 +208,13 @@ export class NftablesProxier extends ProxierBase {
   }
 
   protected override nodeEvent(node: V1Node, deleted: boolean): void {
+    let resync = this.nodePortInterfaces.nodeEvent(node, deleted);
     const detector = localDetectorAfterNodeEvent(this.context.config, this.family, this.context.nodeName, this.localDetector, { node, deleted }, this.logger);
-    if (detector === undefined) return;
-    this.localDetector = detector;
+    if (detector !== undefined) {
+      this.localDetector = detector;
+      resync = true;
+    }
+    if (!resync) return;
     this.requestFullSync();
     if (this.state.isInitialized()) this.sync();
   }
@@ -222,7 +230,7 @@ export class NftablesProxier extends ProxierBase {
   }
 
   private skeleton(): TableSkeleton {
-    const selection = resolveNodePortAddresses(this.nodePortAddresses, this.networkInterfaces);
+    const selection = resolveNodePortAddresses(this.nodePortAddresses, this.nodePortInterfaces.interfaces());
     const ips: string[] = [];
     if (!selection.all) {
       for (const ip of selection.ips) {

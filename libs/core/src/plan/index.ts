@@ -18,4 +18,5 @@ export {
   type NetworkInterfaces,
   type NodePortAddresses,
 } from './node-port-addresses.js';
+export { NodePortInterfaces, addressesAsInterfaces, nodeObjectAddresses } from './node-port-interfaces.js';
 export { planNodePortAddresses, type NodePortAddressPlan, type NodePortAddressSelection } from './node-port-address-plan.js';
