@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile, unlink } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile, unlink } from 'node:fs/promises';
 import * as realFs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -139,5 +139,23 @@ describe('ManifestSource: work only for what changed', () => {
     await unlink(join(dir, 'b.yaml'));
     await s.rescan();
     expect(events).toEqual(['~web:80']);
+  });
+
+  it('follows a single manifest file through atomic replacements (write elsewhere, rename over it) by its watch', async () => {
+    const file = join(dir, 'cluster.yaml');
+    await writeFile(file, svc('web', '10.96.0.1', 80));
+    // The periodic check is out of the picture: only the filesystem watch can tell.
+    const s = new ManifestSource({ path: file, nodeName: 'node-1', serviceProxyName: '', logger, pollIntervalMs: 600_000, settleMs: 20 });
+    sources.push(s);
+    await s.loadInitial();
+    const r = recorder();
+    s.start(r.handlers);
+    for (const port of [81, 82, 83]) {
+      await writeFile(join(dir, 'cluster.yaml.tmp'), svc('web', '10.96.0.1', port));
+      await rename(join(dir, 'cluster.yaml.tmp'), file);
+      const deadline = Date.now() + 1200;
+      while (!r.events.includes(`~web:${port}`) && Date.now() < deadline) await sleep(20);
+    }
+    expect(r.events).toEqual(['+web', '~web:81', '~web:82', '~web:83']);
   });
 });

@@ -1,4 +1,5 @@
-import { watch, type FSWatcher } from 'node:fs';
+import { statSync, watch, type FSWatcher } from 'node:fs';
+import { dirname } from 'node:path';
 import type {
   EndpointSliceHandler,
   Logger,
@@ -162,7 +163,10 @@ export class ManifestSource {
       this.debounceTimer = setTimeout(() => void this.rescan(), Math.min(100, this.settleMs()));
     };
     try {
-      this.watcher = watch(this.opts.path, { recursive: true }, schedule);
+      // A single file is watched through its folder: a watch on the file itself follows its inode,
+      // which an atomic replacement (write elsewhere, rename over it) leaves behind after one event.
+      const single = statSync(this.opts.path).isFile();
+      this.watcher = single ? watch(dirname(this.opts.path), schedule) : watch(this.opts.path, { recursive: true }, schedule);
       this.watcher.on('error', (err) => this.opts.logger.warn('Manifest watch failed; polling only', { err: err.message }));
     } catch (err) {
       this.opts.logger.warn('Cannot watch manifests; polling only', { err: (err as Error).message });
