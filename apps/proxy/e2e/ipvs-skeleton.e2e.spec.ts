@@ -23,7 +23,11 @@
  * Not covered here (no IPVS in this kernel: ipvs-vm.e2e.spec.ts runs the VM): the DNAT itself, so
  * hairpin (KUBE-LOOP-BACK matches the endpoint after IPVS picked it), and KUBE-IPVS-OUT-FILTER, whose
  * `-m ipvs` match needs xt_ipvs (the scenario keeps the node inside the LB's source ranges so that
- * rule is not written; its text is unit-tested). ~6–10 s for both variants.
+ * rule is not written; its text is unit-tested).
+ * Last, with iptables-legacy (not this host's default `iptables`, which is the nft one on Debian): the
+ * real `bin/kube-proxy --cleanup` in the node namespace removes the skeleton's chains and jumps from
+ * the legacy tables of both families and then destroys the KUBE- ipsets they referenced.
+ * ~6–10 s for both variants.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,6 +65,7 @@ import {
   scenarioState,
 } from './support/ipvs-skeleton-scenario.js';
 import { INSTALL_HINT, e2ePreflight } from './support/preflight.js';
+import { KUBE_PROXY_BIN, runProxyOnce } from './support/proxy.js';
 
 const pre = await e2ePreflight('IPVS iptables skeleton');
 const describeNetns = pre.run ? describe : describe.skip;
@@ -213,6 +218,21 @@ describeNetns.each(IPTABLES_VARIANTS)('IPVS iptables skeleton in a netns (iptabl
     expect([ruleCounter(mid, ...localRule) - ruleCounter(before, ...localRule), ruleCounter(mid, ...markRule) - ruleCounter(before, ...markRule)]).toEqual([3, 0]);
     expect([ruleCounter(after, ...localRule) - ruleCounter(mid, ...localRule), ruleCounter(after, ...markRule) - ruleCounter(mid, ...markRule)]).toEqual([0, 2]);
   });
+
+  // Last: it removes the skeleton the checks above use. Legacy only: the nft skeleton is in the
+  // default `iptables` of a Debian host, which the cleanup always read.
+  (variant === 'legacy' ? it : it.skip)('--cleanup removes the legacy skeleton\'s chains and jumps (both families), then its KUBE- ipsets', async () => {
+    const nd = n();
+    const r = await runProxyOnce(nd, ['--cleanup', '-v=2'], { timeoutMs: 60_000 });
+    expect({ bin: KUBE_PROXY_BIN, code: r.code, stderr: r.code === 0 ? '' : r.stderr.slice(-4000) }).toEqual({ bin: KUBE_PROXY_BIN, code: 0, stderr: '' });
+    for (const tool of ['iptables-save', 'ip6tables-save'] as const) {
+      const dump = (await nd.exec(nd.ns.node, iptablesCommand(variant, tool), [])).stdout;
+      const left = dump.split('\n').filter((l) => /^:KUBE-|-j KUBE-/.test(l));
+      expect({ tool: iptablesCommand(variant, tool), left }).toEqual({ tool: iptablesCommand(variant, tool), left: [] });
+    }
+    const sets = (await nd.exec(nd.ns.node, 'ipset', ['list', '-n'])).stdout.split('\n').filter((l) => l.startsWith('KUBE-'));
+    expect(sets).toEqual([]);
+  }, 90_000);
 });
 
 if (!pre.run) {

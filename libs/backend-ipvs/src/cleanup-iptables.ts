@@ -1,4 +1,4 @@
-import type { CommandExecutor, CommandResult, JumpRule, LeftoverTable, Logger, OwnedChain } from '@kube-proxy/core';
+import type { CommandExecutor, CommandResult, IptablesBinaries, JumpRule, LeftoverTable, Logger, OwnedChain } from '@kube-proxy/core';
 import { assertRestorePayload, ruleTarget, tokenize } from '@kube-proxy/core';
 
 /*
@@ -90,35 +90,36 @@ function describe(result: CommandResult): string {
 }
 
 /**
- * Removes `jumps` and `chains` from `binary`'s nat and filter tables (binary: `iptables` or
- * `ip6tables`; its `-save` and `-restore` are run). Returns true if an error was encountered (logged);
- * an owned chain a foreign rule still references is one, as when upstream's `-X` of it fails.
+ * Removes `jumps` and `chains` from the nat and filter tables of one family and variant (`binaries`,
+ * e.g. core's iptablesBinaries('IPv4', 'legacy'): its `save` and `restore` are run). Returns true if
+ * an error was encountered (logged); an owned chain a foreign rule still references is one, as when
+ * upstream's `-X` of it fails.
  */
 export async function cleanupIptablesLeftovers(
   executor: CommandExecutor,
   logger: Logger,
-  binary: 'iptables' | 'ip6tables',
+  binaries: IptablesBinaries,
   jumps: readonly JumpRule[],
   chains: readonly OwnedChain[],
 ): Promise<boolean> {
   let encounteredError = false;
   for (const table of TABLES) {
-    const save = await executor.run(`${binary}-save`, ['-t', table], { timeoutMs: TIMEOUT_MS });
+    const save = await executor.run(binaries.save, ['-t', table], { timeoutMs: TIMEOUT_MS });
     if (save.exitCode !== 0) {
       encounteredError = true;
-      logger.error('Failed to execute iptables-save', { iptables: binary, table, error: describe(save) });
+      logger.error('Failed to execute iptables-save', { iptables: binaries.iptables, table, error: describe(save) });
       continue;
     }
     const plan = planLeftoverTable(table, save.stdout, jumps, chains);
     for (const { chain, referencedFrom } of plan.kept) {
       encounteredError = true;
-      logger.error('Not deleting chain still referenced by rules kube-proxy does not own', { iptables: binary, table, chain, referencedFrom });
+      logger.error('Not deleting chain still referenced by rules kube-proxy does not own', { iptables: binaries.iptables, table, chain, referencedFrom });
     }
     if (plan.payload === undefined) continue;
-    const restore = await executor.run(`${binary}-restore`, ['-w', '5', '--noflush', '--counters'], { input: plan.payload, timeoutMs: TIMEOUT_MS });
+    const restore = await executor.run(binaries.restore, ['-w', '5', '--noflush', '--counters'], { input: plan.payload, timeoutMs: TIMEOUT_MS });
     if (restore.exitCode !== 0) {
       encounteredError = true;
-      logger.error('Failed to execute iptables-restore', { iptables: binary, table, error: describe(restore) });
+      logger.error('Failed to execute iptables-restore', { iptables: binaries.iptables, table, error: describe(restore) });
     }
   }
   return encounteredError;

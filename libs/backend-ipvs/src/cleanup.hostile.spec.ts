@@ -40,8 +40,9 @@ describe('ipvs cleanup with hostile set names', () => {
       ['destroy', 'KUBE-"quoted"'],
     ]);
     for (const c of exec.calls) {
-      // Argument arrays only; and nothing but the fixed options is option-like.
-      expect(c.args.filter((a) => a.startsWith('-'))).toEqual(c.args.filter((a) => ['-C', '-n'].includes(a)));
+      // Argument arrays only; and nothing but the fixed options (ipvsadm, ipset list, each iptables
+      // variant's `--version` probe and `-save -t <table>`) is option-like.
+      expect(c.args.filter((a) => a.startsWith('-'))).toEqual(c.args.filter((a) => ['-C', '-n', '--version', '-t'].includes(a)));
     }
   });
 

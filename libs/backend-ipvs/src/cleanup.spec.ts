@@ -53,17 +53,34 @@ function leftovers(table: 'nat' | 'filter', copies = 1, extra: readonly string[]
   return saved(table, [...chains, ...jumps, ...extra]);
 }
 
+/** `binary` is the variant's iptables, e.g. `iptables-nft` (its save is `iptables-nft-save`). */
 const saveOf = (binary: string, table: 'nat' | 'filter') => ({ command: `${binary}-save`, args: ['-t', table] });
 
-/** A clean node: nothing of ours exists. */
+/** The variants' binaries probed with `--version`, in the order cleanup tries them. */
+const PROBED = ['iptables-nft', 'ip6tables-nft', 'iptables-legacy', 'ip6tables-legacy'];
+
+/** Makes `binaries` answer `--version` and show clean tables (the others stay absent: ENOENT). */
+function withVariants(exec: FakeCommandExecutor, ...binaries: string[]): FakeCommandExecutor {
+  for (const b of binaries) {
+    exec
+      .on({ command: b, args: ['--version'] }, { stdout: `${b} v1.8.9\n` })
+      .on(saveOf(b, 'nat'), { stdout: saved('nat') })
+      .on(saveOf(b, 'filter'), { stdout: saved('filter') });
+  }
+  return exec;
+}
+
+/** A clean node with only IPv4 iptables-nft: nothing of ours exists. */
 function cleanNode(): FakeCommandExecutor {
-  return new FakeCommandExecutor()
+  const exec = new FakeCommandExecutor()
     .on({ command: 'ipvsadm', args: ['-C'] }, {})
     .on({ command: 'ip' }, { exitCode: 1, stderr: 'Cannot find device "kube-ipvs0"\n' })
-    .on(saveOf('iptables', 'nat'), { stdout: saved('nat') })
-    .on(saveOf('iptables', 'filter'), { stdout: saved('filter') })
     .on({ command: 'ipset', args: ['list', '-n'] }, { stdout: '' });
+  return withVariants(exec, 'iptables-nft');
 }
+
+/** The iptables command lines (probes, saves, restores) of a run. */
+const iptablesLines = (exec: FakeCommandExecutor): string[] => exec.commandLines().filter((l) => l.startsWith('ip6tables') || l.startsWith('iptables'));
 
 /** The restore payloads given to `binary`-restore. */
 const restores = (exec: FakeCommandExecutor, binary: string): string[] =>
@@ -74,7 +91,17 @@ describe('ipvs cleanup', () => {
     const exec = cleanNode();
     const logger = new RecordingLogger();
     expect(await cleanupIpvs(exec, host({ iptables: true, ipset: true, ipvsadm: true }), logger)).toBe(false);
-    expect(exec.commandLines()).toEqual(['ipvsadm -C', 'ip link del kube-ipvs0', 'iptables-save -t nat', 'iptables-save -t filter', 'ipset list -n']);
+    expect(exec.commandLines()).toEqual([
+      'ipvsadm -C',
+      'ip link del kube-ipvs0',
+      'iptables-nft --version',
+      'iptables-nft-save -t nat',
+      'iptables-nft-save -t filter',
+      'ip6tables-nft --version',
+      'iptables-legacy --version',
+      'ip6tables-legacy --version',
+      'ipset list -n',
+    ]);
     expect(IPVS_CHAINS.map((c) => `${c.table}/${c.chain}`)).toEqual(
       expect.arrayContaining(['nat/KUBE-LOAD-BALANCER', 'nat/KUBE-NODE-PORT', 'nat/KUBE-MARK-MASQ', 'filter/KUBE-IPVS-FILTER']),
     );
@@ -83,18 +110,18 @@ describe('ipvs cleanup', () => {
 
   it('removes an IPVS node\'s jumps and chains with one iptables-save and one iptables-restore per table', async () => {
     const exec = cleanNode()
-      .on(saveOf('iptables', 'nat'), { stdout: leftovers('nat') })
-      .on(saveOf('iptables', 'filter'), { stdout: leftovers('filter') })
-      .on({ command: 'iptables-restore' }, {});
+      .on(saveOf('iptables-nft', 'nat'), { stdout: leftovers('nat') })
+      .on(saveOf('iptables-nft', 'filter'), { stdout: leftovers('filter') })
+      .on({ command: 'iptables-nft-restore' }, {});
     expect(await cleanupIpvs(exec, host({ iptables: true }), new RecordingLogger())).toBe(false);
     // Not one `iptables -w 5` per jump, flush and delete (31 per family).
-    expect(exec.commandLines().filter((l) => l.startsWith('iptables'))).toEqual([
-      'iptables-save -t nat',
-      'iptables-restore -w 5 --noflush --counters',
-      'iptables-save -t filter',
-      'iptables-restore -w 5 --noflush --counters',
+    expect(iptablesLines(exec).filter((l) => !l.endsWith('--version'))).toEqual([
+      'iptables-nft-save -t nat',
+      'iptables-nft-restore -w 5 --noflush --counters',
+      'iptables-nft-save -t filter',
+      'iptables-nft-restore -w 5 --noflush --counters',
     ]);
-    const [nat, filter] = restores(exec, 'iptables');
+    const [nat, filter] = restores(exec, 'iptables-nft');
     expect(nat?.split('\n')).toEqual([
       '*nat',
       '-D OUTPUT -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
@@ -109,6 +136,40 @@ describe('ipvs cleanup', () => {
     expect(filter).toContain('-X KUBE-IPVS-OUT-FILTER');
   });
 
+  it('removes leftovers only the legacy variant holds with iptables-legacy-restore, then destroys the ipsets they referenced', async () => {
+    // Debian's default is iptables-nft (clean here), but the IPVS proxy followed kubelet's hint to legacy.
+    // (`iptables`/`ip6tables`, the default, are the clean nft ones: what a default-only cleanup would read.)
+    const exec = withVariants(cleanNode(), 'ip6tables-nft', 'iptables-legacy', 'ip6tables-legacy', 'iptables', 'ip6tables')
+      .on(saveOf('iptables-legacy', 'nat'), { stdout: leftovers('nat') })
+      .on(saveOf('iptables-legacy', 'filter'), { stdout: leftovers('filter') })
+      .on({ command: 'iptables-legacy-restore' }, {})
+      .on({ command: 'ipset', args: ['list', '-n'] }, { stdout: 'KUBE-CLUSTER-IP\nKUBE-IPVS-IPS\n' })
+      .on({ command: 'ipset', args: ['destroy', 'KUBE-CLUSTER-IP'] }, {})
+      .on({ command: 'ipset', args: ['destroy', 'KUBE-IPVS-IPS'] }, {});
+    const logger = new RecordingLogger();
+    expect(await cleanupIpvs(exec, host({ iptables: true, ip6tables: true, ipset: true }), logger)).toBe(false);
+
+    const lines = exec.commandLines();
+    expect(iptablesLines(exec).filter((l) => !l.endsWith('--version'))).toEqual([
+      ...['iptables-nft', 'ip6tables-nft'].flatMap((b) => [`${b}-save -t nat`, `${b}-save -t filter`]),
+      'iptables-legacy-save -t nat',
+      'iptables-legacy-restore -w 5 --noflush --counters',
+      'iptables-legacy-save -t filter',
+      'iptables-legacy-restore -w 5 --noflush --counters',
+      'ip6tables-legacy-save -t nat',
+      'ip6tables-legacy-save -t filter',
+    ]);
+    const [nat, filter] = restores(exec, 'iptables-legacy');
+    expect(nat).toContain('-D PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES');
+    expect(nat).toContain('-X KUBE-SERVICES');
+    expect(filter).toContain('-D INPUT -m comment --comment "kubernetes ipvs access filter" -j KUBE-IPVS-FILTER');
+    expect(filter).toContain('-X KUBE-IPVS-FILTER');
+    // The sets go only after every variant was cleaned: the legacy rules referenced them.
+    const lastIptables = Math.max(...lines.map((l, i) => (l.startsWith('ip6tables') || l.startsWith('iptables') ? i : -1)));
+    expect(lines.slice(lastIptables + 1)).toEqual(['ipset list -n', 'ipset destroy KUBE-CLUSTER-IP', 'ipset destroy KUBE-IPVS-IPS']);
+    expect(logger.entries.filter((r) => r.level === 'error' || r.level === 'warn')).toEqual([]);
+  });
+
   it('treats a kernel without IPVS as nothing to clear (ipvsadm present), as upstream, but a real ipvsadm failure as an error', async () => {
     const noIpvs = cleanNode().on(
       { command: 'ipvsadm', args: ['-C'] },
@@ -119,23 +180,25 @@ describe('ipvs cleanup', () => {
     expect(await cleanupIpvs(broken, host({ iptables: true, ipset: true, ipvsadm: true }), new RecordingLogger())).toBe(true);
   });
 
-  it('skips the tools the host does not have (no ipvsadm, ipset or iptables)', async () => {
-    const exec = cleanNode();
-    expect(await cleanupIpvs(exec, host(), new RecordingLogger())).toBe(false);
-    expect(exec.commandLines()).toEqual(['ip link del kube-ipvs0']);
+  it('skips the tools the host does not have (no ipvsadm, ipset or iptables variant)', async () => {
+    const exec = new FakeCommandExecutor().on({ command: 'ip' }, { exitCode: 1, stderr: 'Cannot find device "kube-ipvs0"\n' });
+    const logger = new RecordingLogger();
+    expect(await cleanupIpvs(exec, host(), logger)).toBe(false);
+    // Each variant is only asked for its version; none runs, so nothing is saved or restored.
+    expect(exec.commandLines()).toEqual(['ip link del kube-ipvs0', ...PROBED.map((b) => `${b} --version`)]);
+    expect(logger.entries.filter((r) => r.level === 'debug' && r.message === 'iptables variant not present; nothing to clean up').map((r) => r.meta['binary'])).toEqual(PROBED);
     // Even `ip` missing is no error.
     const none = new FakeCommandExecutor();
     expect(await cleanupIpvs(none, host(), new RecordingLogger())).toBe(false);
   });
 
   it('removes duplicate jumps and cleans ip6tables too, destroying only KUBE- ipsets, tolerating in-use ones', async () => {
-    const exec = cleanNode()
+    const exec = withVariants(cleanNode(), 'ip6tables-nft')
       .on({ command: 'ip' }, {})
-      .on(saveOf('iptables', 'nat'), { stdout: leftovers('nat', 3) })
-      .on(saveOf('ip6tables', 'nat'), { stdout: leftovers('nat') })
-      .on(saveOf('ip6tables', 'filter'), { stdout: saved('filter') })
-      .on({ command: 'iptables-restore' }, {})
-      .on({ command: 'ip6tables-restore' }, {})
+      .on(saveOf('iptables-nft', 'nat'), { stdout: leftovers('nat', 3) })
+      .on(saveOf('ip6tables-nft', 'nat'), { stdout: leftovers('nat') })
+      .on({ command: 'iptables-nft-restore' }, {})
+      .on({ command: 'ip6tables-nft-restore' }, {})
       .on({ command: 'ipset', args: ['list', '-n'] }, { stdout: 'KUBE-CLUSTER-IP\ncali40all-hosts\nKUBE-LOOP-BACK\n' })
       .on({ command: 'ipset', args: ['destroy', 'KUBE-CLUSTER-IP'] }, {})
       .on({ command: 'ipset', args: ['destroy', 'KUBE-LOOP-BACK'] }, {
@@ -144,22 +207,22 @@ describe('ipvs cleanup', () => {
       });
     const logger = new RecordingLogger();
     expect(await cleanupIpvs(exec, host({ iptables: true, ip6tables: true, ipset: true }), logger)).toBe(false);
-    const [nat4] = restores(exec, 'iptables');
+    const [nat4] = restores(exec, 'iptables-nft');
     expect(nat4?.split('\n').filter((l) => l.startsWith('-D OUTPUT '))).toHaveLength(3);
-    const [nat6] = restores(exec, 'ip6tables');
+    const [nat6] = restores(exec, 'ip6tables-nft');
     expect(nat6).toContain('-X KUBE-SERVICES');
-    expect(restores(exec, 'ip6tables')).toHaveLength(1); // the clean filter table gets no restore
+    expect(restores(exec, 'ip6tables-nft')).toHaveLength(1); // the clean filter table gets no restore
     expect(exec.commandLines().filter((l) => l.startsWith('ipset destroy'))).toEqual(['ipset destroy KUBE-CLUSTER-IP', 'ipset destroy KUBE-LOOP-BACK']);
     expect(logger.entries.filter((r) => r.level === 'warn').map((r) => r.message)).toEqual(['ipset is still in use; leaving it']);
   });
 
   it('reports a chain still referenced by a foreign rule: flushed, not deleted (the table\'s other deletions still go through)', async () => {
     const exec = cleanNode()
-      .on(saveOf('iptables', 'nat'), { stdout: leftovers('nat', 1, [':CNI-HOSTPORT - [0:0]', '-A CNI-HOSTPORT -j KUBE-MARK-MASQ']) })
-      .on({ command: 'iptables-restore' }, {});
+      .on(saveOf('iptables-nft', 'nat'), { stdout: leftovers('nat', 1, [':CNI-HOSTPORT - [0:0]', '-A CNI-HOSTPORT -j KUBE-MARK-MASQ']) })
+      .on({ command: 'iptables-nft-restore' }, {});
     const logger = new RecordingLogger();
     expect(await cleanupIpvs(exec, host({ iptables: true, ipset: true }), logger)).toBe(true);
-    const [nat] = restores(exec, 'iptables');
+    const [nat] = restores(exec, 'iptables-nft');
     expect(nat).toContain(':KUBE-MARK-MASQ - [0:0]');
     expect(nat).not.toContain('-X KUBE-MARK-MASQ');
     expect(nat).toContain('-X KUBE-SERVICES');
@@ -169,9 +232,9 @@ describe('ipvs cleanup', () => {
 
   it('reports a failing iptables-save or iptables-restore and goes on', async () => {
     const exec = cleanNode()
-      .on(saveOf('iptables', 'nat'), { stdout: leftovers('nat') })
-      .on({ command: 'iptables-restore' }, { exitCode: 1, stderr: 'iptables-restore: line 5 failed\n' })
-      .on(saveOf('iptables', 'filter'), { exitCode: 4, stderr: 'Another app is currently holding the xtables lock\n' });
+      .on(saveOf('iptables-nft', 'nat'), { stdout: leftovers('nat') })
+      .on({ command: 'iptables-nft-restore' }, { exitCode: 1, stderr: 'iptables-restore: line 5 failed\n' })
+      .on(saveOf('iptables-nft', 'filter'), { exitCode: 4, stderr: 'Another app is currently holding the xtables lock\n' });
     const logger = new RecordingLogger();
     expect(await cleanupIpvs(exec, host({ iptables: true, ipset: true }), logger)).toBe(true);
     expect(logger.entries.filter((r) => r.level === 'error').map((r) => r.message)).toEqual(['Failed to execute iptables-restore', 'Failed to execute iptables-save']);
@@ -188,7 +251,7 @@ describe('ipvs plugin cleanup()', () => {
     const exec = cleanNode();
     const scope = containerWith(exec);
     await expect(ipvsBackend.cleanup!(scope, ctx(false, host({ iptables: true, ipset: true, ipvsadm: true })))).resolves.toBeUndefined();
-    expect(exec.commandLines()).toContain('iptables-save -t nat');
+    expect(exec.commandLines()).toContain('iptables-nft-save -t nat');
   });
 
   it('throws when an error was encountered, and does nothing in --dry-run', async () => {

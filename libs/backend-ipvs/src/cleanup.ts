@@ -1,6 +1,6 @@
 import type { CommandExecutor, CommandResult, HostCapabilities, Logger } from '@kube-proxy/core';
 import type { JumpRule, OwnedChain } from '@kube-proxy/core';
-import { cleanupIptablesLeftovers } from './cleanup-iptables.js';
+import { cleanupIptablesLeftoversInEveryVariant } from './cleanup-iptables-variants.js';
 
 /** The dummy interface the IPVS proxier binds Service IPs to (upstream's defaultDummyDevice). */
 export const DUMMY_DEVICE = 'kube-ipvs0';
@@ -48,10 +48,11 @@ function failure(result: CommandResult): string {
 
 /**
  * Upstream's ipvs CleanupLeftovers with the host's tools: clears IPVS (`ipvsadm -C`, only with
- * ipvsadm), deletes the kube-ipvs0 dummy link, removes the IPVS iptables jumps and chains (iptables
- * and ip6tables, when present: one iptables-save and one iptables-restore per table), then destroys
- * the KUBE-* ipsets (after iptables, which may still reference them). Absence is never an error, so it is safe on a clean node; a set still in use is a
- * warning. Returns true if an error was encountered (logged).
+ * ipvsadm), deletes the kube-ipvs0 dummy link, removes the IPVS iptables jumps and chains with every
+ * iptables variant the host has (nft and legacy, IPv4 and IPv6: one iptables-save and one
+ * iptables-restore per table and variant), then destroys the KUBE-* ipsets (after every variant, as
+ * either may still reference them). Absence is never an error, so it is safe on a clean node; a set
+ * still in use is a warning. Returns true if an error was encountered (logged).
  */
 export async function cleanupIpvs(executor: CommandExecutor, host: HostCapabilities, logger: Logger): Promise<boolean> {
   let encounteredError = false;
@@ -77,13 +78,8 @@ export async function cleanupIpvs(executor: CommandExecutor, host: HostCapabilit
     logger.error('Error deleting the dummy interface', { device: DUMMY_DEVICE, error: failure(link) });
   }
 
-  for (const [binary, tool] of [
-    ['iptables', host.tools.iptables],
-    ['ip6tables', host.tools.ip6tables],
-  ] as const) {
-    if (!tool.present) continue;
-    if (await cleanupIptablesLeftovers(executor, logger, binary, IPVS_JUMPS, IPVS_CHAINS)) encounteredError = true;
-  }
+  // Every variant, not just the host's default `iptables`: the IPVS proxy may have written with the other.
+  if (await cleanupIptablesLeftoversInEveryVariant(executor, logger, IPVS_JUMPS, IPVS_CHAINS)) encounteredError = true;
 
   if (host.tools.ipset.present) {
     const list = await executor.run('ipset', ['list', '-n']);
