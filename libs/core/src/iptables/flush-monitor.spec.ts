@@ -1,6 +1,7 @@
 import type { IPFamily } from '../model/protocol.js';
 import { RecordingLogger } from '../ports/testing-fakes.js';
 import { FakeClock } from '../runner/fake-clock.js';
+import { IptablesError } from './errors.js';
 import { IPTABLES_FLUSH_SETTLE_MS, IptablesFlushMonitor, type TableFlushFinding } from './flush-monitor.js';
 import type { IptablesInterface, RuleSpec, Table } from './types.js';
 
@@ -12,6 +13,10 @@ class TinyTables implements IptablesInterface {
   checks = 0;
   readonly canaryChecks: Table[] = [];
   failChecks = false;
+  /** Another process holds the xtables lock: every check fails with exit 4 (iptables' RESOURCE_PROBLEM). */
+  lockHeld = false;
+  private readonly busy = (): IptablesError =>
+    new IptablesError('iptables-legacy: exit 4', 4, 'Another app is currently holding the xtables lock. Stopped waiting after 5s.');
 
   add(table: Table, chain: string, args: readonly string[] = []): void {
     const key = `${table}/${chain}`;
@@ -49,10 +54,12 @@ class TinyTables implements IptablesInterface {
   }
   async chainExists(table: Table, chain: string): Promise<boolean> {
     this.canaryChecks.push(table);
+    if (this.lockHeld) throw this.busy();
     return this.chains.has(`${table}/${chain}`);
   }
   async missingRules(table: Table, rules: readonly RuleSpec[]): Promise<RuleSpec[]> {
     this.checks++;
+    if (this.lockHeld) throw this.busy();
     if (this.failChecks) throw new Error('Another app is currently holding the xtables lock');
     return rules.filter((r) => !(this.chains.get(`${table}/${r.chain}`) ?? []).includes(r.args.join(' ')));
   }
@@ -182,6 +189,22 @@ describe('IptablesFlushMonitor', () => {
     await expect(monitor.check()).resolves.toBe(false);
     expect(found).toHaveLength(0);
     expect(logger.has('warn', 'Could not check iptables rules')).toBe(true);
+  });
+
+  it('gives up the round at the first check that finds the xtables lock held, so it does not hold back a restore', async () => {
+    const { ipt, monitor, found, logger } = setup();
+    await monitor.ensureCanaries();
+    ipt.lockHeld = true;
+    await expect(monitor.check()).resolves.toBe(false);
+    // mangle's canary check waited out the lock; nat's and filter's rule checks were not made.
+    expect(ipt.canaryChecks).toEqual(['mangle']);
+    expect(ipt.checks).toBe(0);
+    expect(found).toHaveLength(0);
+    expect(logger.entries.filter((e) => e.level === 'warn').map((e) => e.message)).toEqual(['Could not check for iptables canary']);
+    // Next round, lock free: every table is checked again.
+    ipt.lockHeld = false;
+    await expect(monitor.check()).resolves.toBe(false);
+    expect(ipt.checks).toBe(2);
   });
 
   it('works without a canary (rules only), as the userspace proxier uses it', async () => {

@@ -72,6 +72,8 @@ interface TableState {
   readonly presence: Presence;
   readonly canaryMissing: boolean;
   readonly missingRules: readonly RuleSpec[];
+  /** A check failed because another process holds the xtables lock (a resource error). */
+  readonly lockBusy: boolean;
 }
 
 /** `table CHAIN args…`, how a rule is named in logs. */
@@ -219,14 +221,28 @@ export class IptablesFlushMonitor {
     }
   }
 
+  /**
+   * Every table's state; once a check finds the xtables lock held by another process, the remaining
+   * tables are "unknown" for this round. Each further check would wait out its own `-w` while holding
+   * this family's command queue, and so hold back the proxier's restore behind it (with iptables-legacy
+   * and three tables, a sync that should fail after one 5 s wait failed after three). Upstream's monitor
+   * likewise gives up the round on a resource error and looks again at the next interval.
+   */
   private async states(): Promise<TableState[]> {
     const states: TableState[] = [];
-    for (const table of this.tables) states.push(await this.tableState(table));
+    for (const table of this.tables) {
+      if (states.some((s) => s.lockBusy)) {
+        states.push({ table, presence: 'unknown', canaryMissing: false, missingRules: [], lockBusy: false });
+        continue;
+      }
+      states.push(await this.tableState(table));
+    }
     return states;
   }
 
   private async tableState(table: Table): Promise<TableState> {
     let unknown = false;
+    let lockBusy = false;
     let canaryMissing = false;
     const expected = this.expected.get(table);
     // Where rules are expected, their check subsumes the canary's: whatever removes the canary
@@ -239,6 +255,7 @@ export class IptablesFlushMonitor {
       } catch (err) {
         // A resource error (lock contention) or a failing binary says nothing about the canary.
         unknown = true;
+        lockBusy = isResourceError(err);
         this.logger.warn('Could not check for iptables canary', {
           table,
           chain: this.canaryChain,
@@ -248,16 +265,17 @@ export class IptablesFlushMonitor {
       }
     }
     let missingRules: readonly RuleSpec[] = [];
-    if (expected !== undefined && expected.length > 0) {
+    if (expected !== undefined && expected.length > 0 && !lockBusy) {
       try {
         missingRules = await this.iptables.missingRules(table, expected);
       } catch (err) {
         unknown = true;
+        lockBusy = isResourceError(err);
         this.logger.warn(`Could not check ${this.subject}`, { table, resourceError: isResourceError(err), error: String(err) });
       }
     }
     const presence: Presence = canaryMissing || missingRules.length > 0 ? 'missing' : unknown ? 'unknown' : 'present';
-    return { table, presence, canaryMissing, missingRules };
+    return { table, presence, canaryMissing, missingRules, lockBusy };
   }
 
   private schedule(): void {
