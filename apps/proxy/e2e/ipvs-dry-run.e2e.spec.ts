@@ -7,8 +7,8 @@
  * - one `# sync 1` block per family, each with its VIPs on kube-ipvs0 and a TCP and an SCTP
  *   NodePort virtual server on every node address of its family, the SCTP ones also as
  *   `nodeIP,sctp:port` entries of the family's KUBE-NODE-PORT-SCTP-HASH set.
- * Then the same services on a Node full of addresses no node port can use (IPv4-mapped, link-local,
- * loopback, unspecified, duplicates, not an IP), and a Service whose external IPs and endpoints the
+ * Then the same services on a Node full of odd addresses (one IPv4-mapped, which is IPv4; link-local,
+ * loopback, unspecified, duplicates, not an IP: none usable), and a Service whose external IPs and endpoints the
  * kernel refuses where IPVS mode puts them: each finishes the same way, serving what it can.
  */
 import { execFile } from 'node:child_process';
@@ -102,7 +102,13 @@ describe('bin/kube-proxy --proxy-mode=ipvs --dry-run --once, dual-stack', () => 
       );
       const run = await dryRunOnce(dir);
       expectFinished(run);
-      expect(nodePortServers(familyBlock(run.stdout, 'IPv4'))).toEqual(['-A --sctp-service 192.168.49.2:30091 -s rr', '-A -t 192.168.49.2:30090 -s rr']);
+      // ::ffff:8.8.8.8 is the IPv4 address 8.8.8.8 (as Go reads a Node's addresses), and the first IPv4 one.
+      expect(nodePortServers(familyBlock(run.stdout, 'IPv4'))).toEqual([
+        '-A --sctp-service 192.168.49.2:30091 -s rr',
+        '-A --sctp-service 8.8.8.8:30091 -s rr',
+        '-A -t 192.168.49.2:30090 -s rr',
+        '-A -t 8.8.8.8:30090 -s rr',
+      ]);
       expect(nodePortServers(familyBlock(run.stdout, 'IPv6'))).toEqual(['-A --sctp-service [fd00:49::2]:30091 -s rr', '-A -t [fd00:49::2]:30090 -s rr']);
     } finally {
       rmSync(dir, { recursive: true, force: true });

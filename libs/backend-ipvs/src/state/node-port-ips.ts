@@ -10,7 +10,8 @@
  * Upstream drops them silently and carries on; so does this: an address is a fact about the node,
  * never a reason to fail a sync. On top of upstream's filter, and for the same reason (no packet to
  * the node is ever addressed to them), unspecified addresses (0.0.0.0, ::) and IPv4-mapped IPv6 text
- * (::ffff:a.b.c.d, which Go reads as IPv4 but no interface of either family carries) are dropped,
+ * as an interface lists it (::ffff:a.b.c.d, which Go reads as IPv4 but no interface of either family
+ * carries; a Node object's mapped address arrives here already canonical, as IPv4) are dropped,
  * text that is no IP address at all is dropped, and the rest is written in core's canonical form
  * and de-duplicated, so `010.0.0.1` and `10.0.0.1` are one address.
  */

@@ -59,6 +59,12 @@ describe('NodePortInterfaces', () => {
     expect(resolveNodePortAddresses(all, source.interfaces())).toEqual({ all: false, ips: ['192.168.49.2'] });
   });
 
+  it('lists a dry run\'s node addresses canonically: resolved node IPs first, a mapped address as IPv4, no names', () => {
+    const source = new NodePortInterfaces({ dryRun: true, nodeName: 'node-1', nodeIPs: { IPv4: '::ffff:8.8.8.8' } }, host);
+    source.nodeEvent(node([{ type: 'InternalIP', address: 'FD00::0002' }, { type: 'InternalIP', address: 'not-an-ip' }]), false);
+    expect(source.describedAddresses()).toEqual(['8.8.8.8', 'fd00::2']);
+  });
+
   it('a real run reads the machine\'s interfaces and never asks for a resync on Node address changes', () => {
     const source = new NodePortInterfaces({ dryRun: false, nodeName: 'node-1', nodeIPs: { IPv4: '192.168.49.2' } }, host);
     expect(source.nodeEvent(node([{ type: 'InternalIP', address: '192.168.49.2' }]), false)).toBe(false);

@@ -61,10 +61,19 @@ export class NodePortInterfaces {
     return changed && this.run.dryRun;
   }
 
-  /** The dry run's node addresses (resolved node IPs first, then the Node object's), as written. */
+  /**
+   * The dry run's node addresses (resolved node IPs first, then the Node object's) in canonical text:
+   * an IPv4-mapped `::ffff:8.8.8.8` is the IPv4 address 8.8.8.8, as Go reads a Node's addresses;
+   * text that is no IP address is left out.
+   */
   describedAddresses(): string[] {
     const resolved = Object.values(this.run.nodeIPs).filter((ip): ip is string => typeof ip === 'string');
-    return [...resolved, ...this.described];
+    const out: string[] = [];
+    for (const text of [...resolved, ...this.described]) {
+      const ip = canonicalIP(text);
+      if (ip !== undefined) out.push(ip);
+    }
+    return out;
   }
 
   /** The interfaces to resolve --nodeport-addresses against now. */
