@@ -292,16 +292,28 @@ describeNetns.each(IPTABLES_VARIANTS)('rule faults through bin/kube-proxy (iptab
       timings[`${o.name}: /healthz`] =
         `${judged.length} samples; last 200 at +${last200 ? last200.currentTime - queuedAt : '-'} ms, first 503 at +${first503 ? first503.currentTime - queuedAt : '-'} ms after the change was queued (boundary +${HEALTH_TIMEOUT_MS} ms)`;
 
-      // Counted and retried.
-      const m1 = await metrics();
-      const failures1 = counterValue(m1, METRIC.restoreFailures, IPV4) ?? 0;
+      // Counted and retried. The failure may come up to two lock waits after the change: the proxy runs
+      // its commands one at a time (as upstream's runner.mu), so a restore can queue behind a flush-monitor
+      // check that is itself waiting out the same xtables lock. Polled, bounded.
+      let m1 = await metrics();
+      let failures1 = counterValue(m1, METRIC.restoreFailures, IPV4) ?? 0;
+      for (const until = Date.now() + 2 * XTABLES_WAIT_MS + 2000; !(failures1 > failures0) && Date.now() < until; ) {
+        await new Promise((r) => setTimeout(r, 250));
+        m1 = await metrics();
+        failures1 = counterValue(m1, METRIC.restoreFailures, IPV4) ?? 0;
+      }
       const syncs1 = v4(m1, METRIC.syncCount) ?? 0;
       const queuedEnd = (v4(m1, METRIC.lastQueued) ?? 0) * 1000;
       if (queuedEnd !== queuedAt) fail(`${o.name}: another sync was queued during the fault (at ${queuedEnd}, the change at ${queuedAt}): the /healthz boundary is ambiguous`);
       if (!(failures1 > failures0)) fail(`${o.name}: ${METRIC.restoreFailures} did not rise (${failures0} → ${failures1})`);
       if (!(syncs1 - syncs0 >= o.minFailedAttempts)) fail(`${o.name}: fewer than ${o.minFailedAttempts} sync attempts during the fault (${METRIC.syncCount} ${syncs0} → ${syncs1})`);
-      // Retried: every failed attempt is followed, one syncPeriod later, by another (proxy log).
-      const retries = syncRetries(px().logs().slice(logOffset), 'IPv4');
+      // Retried: every failed attempt is followed, one syncPeriod later, by another (proxy log). The
+      // first retry is due one syncPeriod after the (possibly late) failure: waited for, bounded.
+      let retries = syncRetries(px().logs().slice(logOffset), 'IPv4');
+      for (const until = Date.now() + SYNC_PERIOD_MS + 3000; retries.retryGapsMs.length < 1 && Date.now() < until; ) {
+        await new Promise((r) => setTimeout(r, 250));
+        retries = syncRetries(px().logs().slice(logOffset), 'IPv4');
+      }
       if (retries.failedAttempts < o.minFailedAttempts || retries.retryGapsMs.length < 1) {
         fail(
           `${o.name}: ${retries.failedAttempts} failed sync attempt(s) and ${retries.retryGapsMs.length} retries started in the log, ` +
