@@ -22,11 +22,17 @@ async function setup(refused: (line: string) => boolean) {
     proxier.onServiceAdd(service('ns', name, ip, HTTP));
     if (endpoints.length > 0) proxier.onEndpointSliceAdd(slice('ns', name, `${name}-1`, HTTP, endpoints));
   };
+  /** Both sources report synced; resolves once the first sync (and any retry without a refused port) settled. */
+  const synced = async (): Promise<void> => {
+    proxier.onServicesSynced();
+    proxier.onEndpointSlicesSynced();
+    await settle();
+  };
   const finish = async (): Promise<void> => {
     proxier.stop();
     await loop;
   };
-  return { clock, ipt, logger, proxier, add, finish };
+  return { clock, ipt, logger, proxier, add, synced, finish };
 }
 
 /** Names of the services with a cluster-IP rule in the kernel's nat table. */
@@ -45,9 +51,7 @@ describe('IptablesProxier: a service port iptables-restore refuses', () => {
     s.add('good1', '10.96.0.1', ['10.244.1.1']);
     s.add('bad', '10.96.0.2', ['10.244.1.2']);
     s.add('good2', '10.96.0.3', ['10.244.1.3']);
-    s.proxier.onServicesSynced();
-    s.proxier.onEndpointSlicesSynced();
-    await settle();
+    await s.synced();
     expect(programmed(s.ipt)).toEqual(['good1', 'good2']);
     expect(s.proxier.stats).toMatchObject({ syncs: 1, restoreFailures: 1, quarantinedServicePorts: 1, failedSyncs: 0 });
     const entry = s.logger.entries.find((e) => e.message.includes('programming the others without it'));
@@ -61,9 +65,7 @@ describe('IptablesProxier: a service port iptables-restore refuses', () => {
     const s = await setup((line) => line.includes('ns/bad:http has no endpoints'));
     s.add('good1', '10.96.0.1', ['10.244.1.1']);
     s.add('bad', '10.96.0.2', []);
-    s.proxier.onServicesSynced();
-    s.proxier.onEndpointSlicesSynced();
-    await settle();
+    await s.synced();
     expect(s.proxier.stats).toMatchObject({ syncs: 1, quarantinedServicePorts: 1 });
     expect(programmed(s.ipt)).toEqual(['good1']);
     expect(s.ipt.tables.saveAll()).not.toContain('ns/bad:http');
@@ -74,9 +76,7 @@ describe('IptablesProxier: a service port iptables-restore refuses', () => {
     const s = await setup(refuseBad);
     s.add('good1', '10.96.0.1', ['10.244.1.1']);
     s.add('bad', '10.96.0.2', ['10.244.1.2']);
-    s.proxier.onServicesSynced();
-    s.proxier.onEndpointSlicesSynced();
-    await settle();
+    await s.synced();
     s.ipt.refuseLine = undefined;
     // An unrelated change: a partial sync that still leaves it out.
     s.add('good3', '10.96.0.4', ['10.244.1.4']);
@@ -93,9 +93,7 @@ describe('IptablesProxier: a service port iptables-restore refuses', () => {
     const s = await setup(refuseBad);
     s.add('good1', '10.96.0.1', ['10.244.1.1']);
     s.add('bad', '10.96.0.2', ['10.244.1.2']);
-    s.proxier.onServicesSynced();
-    s.proxier.onEndpointSlicesSynced();
-    await settle();
+    await s.synced();
     s.ipt.refuseLine = undefined;
     // Periodic syncs are partial until a full one is due (more than FULL_SYNC_PERIOD_MS after the last).
     for (let i = 0; i < 6 && s.proxier.stats.fullSyncs < 2; i++) {
@@ -110,9 +108,7 @@ describe('IptablesProxier: a service port iptables-restore refuses', () => {
   it('a refused line of no service port still fails the sync, retried a sync period later', async () => {
     const s = await setup((line) => line.startsWith(':KUBE-MARK-MASQ'));
     s.add('good1', '10.96.0.1', ['10.244.1.1']);
-    s.proxier.onServicesSynced();
-    s.proxier.onEndpointSlicesSynced();
-    await settle();
+    await s.synced();
     expect(s.proxier.stats).toMatchObject({ syncs: 0, failedSyncs: 1, quarantinedServicePorts: 0 });
     expect(s.logger.entries.some((e) => e.message === 'Failed to execute iptables-restore')).toBe(true);
     await s.finish();
