@@ -1,4 +1,4 @@
-import { FakeClock } from '../runner/fake-clock.js';
+import { FakeClock } from '../runtime/fake-clock.js';
 import { ProxierHealthTracker } from './proxier-health-tracker.js';
 
 // Scenarios after upstream's healthcheck_test.go (TestHealthzServer / dual-stack variants), driven

@@ -1,6 +1,6 @@
 import type { IPFamily } from '../model/protocol.js';
 import { RecordingLogger } from '../ports/testing-fakes.js';
-import { FakeClock } from '../runner/fake-clock.js';
+import { FakeClock } from '../runtime/fake-clock.js';
 import { IptablesError } from './errors.js';
 import { IPTABLES_FLUSH_SETTLE_MS, IptablesFlushMonitor, type TableFlushFinding } from './flush-monitor.js';
 import type { IptablesInterface, RuleSpec, Table } from './types.js';

@@ -1,4 +1,4 @@
-import { FakeClock } from '../runner/fake-clock.js';
+import { FakeClock } from '../runtime/fake-clock.js';
 import { PromProxyMetrics } from './prom-proxy-metrics.js';
 
 /*

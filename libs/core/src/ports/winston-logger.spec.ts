@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { FakeClock } from '../runner/fake-clock.js';
+import { FakeClock } from '../runtime/fake-clock.js';
 import { createLogger, levelForVerbosity } from './winston-logger.js';
 
 function sink(): { stream: Writable; lines: () => Promise<string[]> } {

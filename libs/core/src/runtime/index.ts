@@ -5,3 +5,8 @@ export { ProxierBase, type ProxierBaseOptions } from './proxier-base.js';
 export { resolveObservers, resolveOptional, type ProxierObservers } from './observers.js';
 export { reportSuccessfulSync, type SyncedReport } from './report-synced.js';
 export { resolveBackendPorts, type BackendPorts } from './backend-ports.js';
+export * from './bounded-frequency-runner.js';
+export * from './token-bucket.js';
+export * from './fake-clock.js';
+export { deferred, type Deferred } from './deferred.js';
+export { advanceSettling, settle } from './settle.js';

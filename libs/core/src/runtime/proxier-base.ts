@@ -2,8 +2,8 @@ import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node
 import type { Provider } from '../contracts/provider.js';
 import type { IPFamily } from '../model/protocol.js';
 import type { Logger } from '../ports/logger.js';
-import type { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner.js';
-import { deferred } from '../runner/deferred.js';
+import type { BoundedFrequencyRunner } from './bounded-frequency-runner.js';
+import { deferred } from './deferred.js';
 import type { ProxierObservers } from './observers.js';
 import { ProxyState } from './proxy-state.js';
 
