@@ -12,10 +12,9 @@ export default iptablesBackend;
 export * from './render/index.js';
 
 // Proxier pieces.
-export { IptablesProxier, FULL_SYNC_PERIOD_MS } from './proxier/iptables-proxier.js';
+export { IptablesProxier } from './proxier/iptables-proxier.js';
 export type { IptablesProxierOptions, IptablesProxierStats } from './proxier/iptables-proxier.js';
-export type { SyncObservers } from './proxier/sync-reporting.js';
-export { CanaryMonitor, IPTABLES_FLUSH_POLL_MS, IPTABLES_FLUSH_TIMEOUT_MS } from './proxier/canary-monitor.js';
+export { canaryFlushMonitor, IPTABLES_FLUSH_POLL_MS, IPTABLES_FLUSH_TIMEOUT_MS } from './proxier/canary-monitor.js';
 export { cleanupAllIptables, cleanupIptables, OWNED_CHAINS } from './cleanup.js';
 export { NfacctClient, NfacctCounters, NFACCT_READ_CACHE_MS, parseNfacctList } from './nfacct/index.js';
 export type { NfacctCounterValue, NfacctPackets, NfacctPresence } from './nfacct/index.js';

@@ -22,7 +22,7 @@ import { cleanupAllIptables } from './cleanup.js';
 
 import { IptablesProxier } from './proxier/iptables-proxier.js';
 import { NfacctClient, NfacctCounters } from './nfacct/index.js';
-import type { SyncObservers } from './proxier/sync-reporting.js';
+import type { ProxierObservers } from '@kube-proxy/core';
 
 /** The tsyringe container type, as the plugin contract spells it. */
 type Container = Parameters<BackendPlugin['register']>[0];
@@ -44,7 +44,7 @@ interface Ports {
   readonly executor: CommandExecutor;
   readonly sysctl: Sysctl;
   /** Health, metrics and health-check ports: used when the host app registered them. */
-  readonly observers?: SyncObservers;
+  readonly observers?: ProxierObservers;
 }
 
 function resolvePorts(container: Container): Ports {

@@ -1,6 +1,6 @@
 import { FakeClock, nullLogger } from '@kube-proxy/core';
 import { DryRunIptables } from '@kube-proxy/core';
-import { CanaryMonitor, IPTABLES_FLUSH_SETTLE_MS, IPTABLES_FLUSH_TIMEOUT_MS } from './canary-monitor.js';
+import { canaryFlushMonitor, IPTABLES_FLUSH_SETTLE_MS, IPTABLES_FLUSH_TIMEOUT_MS } from './canary-monitor.js';
 
 const flush = async (): Promise<void> => {
   for (let i = 0; i < 20; i++) await Promise.resolve();
@@ -18,7 +18,7 @@ function setup() {
   const clock = new FakeClock();
   const ipt = new DryRunIptables('IPv4');
   let flushes = 0;
-  const monitor = new CanaryMonitor({
+  const monitor = canaryFlushMonitor({
     iptables: ipt,
     clock,
     logger: nullLogger,
@@ -28,7 +28,7 @@ function setup() {
   return { clock, ipt, monitor, flushes: () => flushes };
 }
 
-describe('CanaryMonitor', () => {
+describe('canaryFlushMonitor', () => {
   it('creates KUBE-PROXY-CANARY in mangle, nat and filter on start', async () => {
     const { ipt, monitor } = setup();
     await monitor.start();

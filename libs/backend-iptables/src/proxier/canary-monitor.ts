@@ -29,17 +29,15 @@ export interface CanaryMonitorOptions {
  * round: its expected rules once a sync installed them (which also catches a deleted canary), else
  * its canary — one process per table, as before (see IptablesFlushMonitor for the costs).
  */
-export class CanaryMonitor extends IptablesFlushMonitor {
-  constructor(options: CanaryMonitorOptions) {
-    super({
-      iptables: options.iptables,
-      clock: options.clock,
-      logger: options.logger,
-      intervalMs: options.intervalMs,
-      onFlush: options.onFlush,
-      tables: options.tables ?? CANARY_TABLES,
-      canaryChain: options.chain ?? KUBE_PROXY_CANARY_CHAIN,
-      subject: 'iptables rules',
-    });
-  }
+export function canaryFlushMonitor(options: CanaryMonitorOptions): IptablesFlushMonitor {
+  return new IptablesFlushMonitor({
+    iptables: options.iptables,
+    clock: options.clock,
+    logger: options.logger,
+    intervalMs: options.intervalMs,
+    onFlush: options.onFlush,
+    tables: options.tables ?? CANARY_TABLES,
+    canaryChain: options.chain ?? KUBE_PROXY_CANARY_CHAIN,
+    subject: 'iptables rules',
+  });
 }

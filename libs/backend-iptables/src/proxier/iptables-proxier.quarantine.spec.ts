@@ -3,7 +3,8 @@
 // again when it changes and on the next full sync. TestIptables refuses the lines of `ns/bad` as
 // iptables-restore refuses a line ("Error occurred at line: N").
 import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, advanceSettling } from '@kube-proxy/core';
-import { FULL_SYNC_PERIOD_MS, IptablesProxier } from './iptables-proxier.js';
+import { FULL_SYNC_PERIOD_MS } from '@kube-proxy/core';
+import { IptablesProxier } from './iptables-proxier.js';
 import type { PortSpec } from './testing/proxier-fixtures.js';
 import { context, service, settle, slice, TestIptables } from './testing/proxier-fixtures.js';
 

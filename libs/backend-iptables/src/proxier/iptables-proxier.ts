@@ -12,9 +12,10 @@ import type {
   Sysctl,
 } from '@kube-proxy/core';
 import {
-  BoundedFrequencyRunner,
   ConntrackCleaner,
-  ProxierBase,
+  BURST_SYNCS,
+  newSyncStats,
+  SyncingProxier,
   parseDuration,
   NodePortInterfaces,
   parseNodePortAddresses,
@@ -25,9 +26,13 @@ import {
   type InMemoryTables,
   type NetworkInterfaces,
   type NodePortAddresses,
+  type ProxierObservers,
+  type SyncRequest,
+  type SyncResult,
+  type SyncStats,
   type TopologyGates,
 } from '@kube-proxy/core';
-import { chainsFromSave, extractLines, IptablesRestoreError, writeDryRunBlock, type IptablesInterface } from '@kube-proxy/core';
+import { chainsFromSave, extractLines, IptablesRestoreError, type IptablesInterface } from '@kube-proxy/core';
 import type { RenderResult } from '../render/index.js';
 import {
   AppliedChainMemo,
@@ -38,44 +43,28 @@ import {
   LARGE_CLUSTER_ENDPOINTS_THRESHOLD,
   renderRuleset,
 } from '../render/index.js';
-import { CanaryMonitor } from './canary-monitor.js';
+import { canaryFlushMonitor } from './canary-monitor.js';
 import { NftScaleWarning } from './nft-scale-warning.js';
 import { expectedRules } from './expected-rules.js';
 import type { V1Node } from './k8s-types.js';
-import { reportSuccessfulSync, type SyncObservers } from './sync-reporting.js';
+import type { IptablesFlushMonitor } from '@kube-proxy/core';
 import { ownerOfRestoreLine } from './restore-line-owner.js';
 import type { NfacctCounters, NfacctPresence } from '../nfacct/index.js';
 
-/** Upstream's proxyutil.FullSyncPeriod: a full resync at least this often. */
-export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
-/** Upstream's burstSyncs. */
-export const BURST_SYNCS = 2;
-/** Service ports one sync may leave out after iptables-restore refused a line of theirs (each costs a retried full sync). */
-export const MAX_QUARANTINED_PER_SYNC = 8;
 
 export const SYSCTL_ROUTE_LOCALNET = 'net/ipv4/conf/all/route_localnet';
 export const SYSCTL_NF_CONNTRACK_TCP_BE_LIBERAL = 'net/netfilter/nf_conntrack_tcp_be_liberal';
 
-/** Counters of one proxier: the source of the iptables-mode metrics (see sync-reporting.ts). */
-export interface IptablesProxierStats {
-  /** Successful syncs (full + partial). */
-  syncs: number;
-  fullSyncs: number;
-  partialSyncs: number;
+/** Counters of one proxier beyond the engine's SyncStats: the source of the iptables-mode metrics. */
+export interface IptablesProxierStats extends SyncStats {
   /** sync_proxy_rules_iptables_restore_failures_total */
   restoreFailures: number;
   /** sync_proxy_rules_iptables_partial_restore_failures_total */
   partialRestoreFailures: number;
   /** Service ports left out of a retry because iptables-restore refused a line written for them. */
   quarantinedServicePorts: number;
-  /** Failed syncs for any reason (jump rules, restore, unexpected errors). */
-  failedSyncs: number;
   /** Flushes the canary monitor detected. */
   flushesDetected: number;
-  /** Duration of the last sync attempt (ms, by the injected clock). */
-  lastSyncDurationMs: number;
-  /** When the last successful sync finished (ms since epoch), 0 before the first. */
-  lastSuccessfulSyncTime: number;
   /** sync_proxy_rules_iptables_last{table}: rules written (in the restore input) in the last successful sync. */
   filterRulesLast: number;
   natRulesLast: number;
@@ -85,8 +74,6 @@ export interface IptablesProxierStats {
   /** Top-level chains the last successful (partial) sync left out as unchanged. */
   elidedChainsLast: number;
   staleChainsDeleted: number;
-  /** sync_proxy_rules_no_local_endpoints_total */
-  noLocalEndpoints: { internal: number; external: number };
   largeClusterMode: boolean;
 }
 
@@ -105,7 +92,7 @@ export interface IptablesProxierOptions {
   /** Append the family to the dry-run header (two proxiers share one sink). */
   readonly tagDryRunOutput?: boolean;
   /** Health updater, metrics and service health server, when the host app provides them. */
-  readonly observers?: SyncObservers;
+  readonly observers?: ProxierObservers;
   /**
    * The nfacct counters (shared by both families' proxiers); ensured on every full sync, and the
    * rules match on those that exist. Absent (e.g. --dry-run): rules without nfacct matches.
@@ -137,41 +124,30 @@ function countEndpoints(serviceMap: ServicePortMap, endpointsMap: EndpointsMap):
  * iptables-restore per sync, retry and full resync after failures, canary-driven resync after a
  * flush, conntrack cleanup, and --dry-run output.
  */
-export class IptablesProxier extends ProxierBase {
+export class IptablesProxier extends SyncingProxier {
   readonly stats: IptablesProxierStats = {
-    syncs: 0,
-    fullSyncs: 0,
-    partialSyncs: 0,
+    ...newSyncStats(),
     restoreFailures: 0,
     partialRestoreFailures: 0,
     quarantinedServicePorts: 0,
-    failedSyncs: 0,
     flushesDetected: 0,
-    lastSyncDurationMs: 0,
-    lastSuccessfulSyncTime: 0,
     filterRulesLast: 0,
     natRulesLast: 0,
     filterRulesTotal: 0,
     natRulesTotal: 0,
     elidedChainsLast: 0,
     staleChainsDeleted: 0,
-    noLocalEndpoints: { internal: 0, external: 0 },
     largeClusterMode: false,
   };
 
   private readonly context: ProxyContext;
   private readonly iptables: IptablesInterface;
   private readonly sysctl: Sysctl;
-  private readonly clock: Clock;
-  private readonly logger: Logger;
   private readonly networkInterfaces: NetworkInterfaces;
   /** The machine's interfaces, or in --dry-run this node's Node object addresses (core's NodePortInterfaces). */
   private readonly nodePortInterfaces: NodePortInterfaces;
   private readonly dryRunTables: InMemoryTables | undefined;
-  private readonly tagDryRunOutput: boolean;
-  protected readonly runner: BoundedFrequencyRunner;
-  private readonly canary: CanaryMonitor;
-  private readonly conntrack: ConntrackCleaner | undefined;
+  private readonly canary: IptablesFlushMonitor;
   private readonly names = new ChainNameCache();
   /**
    * What the last successful restore left in the top-level chains, so partial syncs can leave the
@@ -180,7 +156,6 @@ export class IptablesProxier extends ProxierBase {
    * and an update rendered before a clear() is refused by commit().
    */
   private readonly appliedChains = new AppliedChainMemo();
-  private readonly syncPeriodMs: number;
   private readonly nodePortAddresses: NodePortAddresses;
   private readonly localhostNodePorts: boolean;
   /** --feature-gates that core's topology reads (PreferSameTrafficDistribution). */
@@ -192,7 +167,6 @@ export class IptablesProxier extends ProxierBase {
   private conntrackTCPLiberal = false;
   private readonly nftScale: NftScaleWarning;
 
-  private needFullSync = true;
   /**
    * Service ports iptables-restore refused a line of (keys): rendered without them until their
    * Service or endpoints change or the next full sync, so one port cannot stop every other's rules.
@@ -200,80 +174,55 @@ export class IptablesProxier extends ProxierBase {
   private readonly quarantined = new Set<string>();
   /** A full sync has ensured the jump rules (from then on the flush monitor looks for them). */
   private jumpRulesEnsured = false;
-  /** Counts full-sync requests, so one arriving during a sync is not cleared by that sync's success. */
-  private fullSyncRequests = 0;
-  private lastFullSync = Number.NEGATIVE_INFINITY;
   private lastIPTablesCleanup = Number.NEGATIVE_INFINITY;
   private initialization: Promise<void> | undefined;
 
   constructor(options: IptablesProxierOptions) {
     const { family, context } = options;
-    const logger = options.logger.child({ ipFamily: family });
-    super({ mode: 'iptables', family, nodeName: context.nodeName, logger, observers: options.observers });
     const config = context.config;
+    const logger = options.logger.child({ ipFamily: family });
+    super({
+      mode: 'iptables',
+      family,
+      nodeName: context.nodeName,
+      logger,
+      observers: options.observers,
+      clock: options.clock,
+      syncPeriodMs: parseDuration(config.iptables.syncPeriod),
+      minSyncPeriodMs: parseDuration(config.iptables.minSyncPeriod),
+      conntrack: context.dryRun ? undefined : new ConntrackCleaner({ family, executor: options.executor, logger }),
+      dryRunSink: context.dryRun && options.dryRunTables ? context.dryRunSink : undefined,
+      tagDryRunOutput: options.tagDryRunOutput ?? false,
+    });
     this.context = context;
     this.iptables = options.iptables;
     this.sysctl = options.sysctl;
-    this.clock = options.clock;
-    this.logger = logger;
     this.networkInterfaces = options.networkInterfaces ?? osNetworkInterfaces;
     this.nodePortInterfaces = new NodePortInterfaces(context, this.networkInterfaces);
     this.dryRunTables = options.dryRunTables;
-    this.tagDryRunOutput = options.tagDryRunOutput ?? false;
-    this.syncPeriodMs = parseDuration(config.iptables.syncPeriod);
-    const minSyncPeriodMs = parseDuration(config.iptables.minSyncPeriod);
-
-    this.nodePortAddresses = parseNodePortAddresses(
-      config.nodePortAddresses,
-      family,
-      context.nodeIPs[family],
-      this.logger,
-    );
+    this.nodePortAddresses = parseNodePortAddresses(config.nodePortAddresses, family, context.nodeIPs[family], logger);
     // Upstream: localhost NodePorts only for IPv4, and only when nodePortAddresses selects 127.0.0.0/8.
-    this.localhostNodePorts =
-      config.iptables.localhostNodePorts && family === 'IPv4' && this.nodePortAddresses.containsIPv4Loopback;
-    this.localDetector = selectLocalDetector(config, family, undefined, this.logger);
+    this.localhostNodePorts = config.iptables.localhostNodePorts && family === 'IPv4' && this.nodePortAddresses.containsIPv4Loopback;
+    this.localDetector = selectLocalDetector(config, family, undefined, logger);
     this.topologyGates = topologyGates(config.featureGates);
     this.nfacct = options.nfacct;
-    this.nftScale = new NftScaleWarning(context.host, context.dryRun, this.logger);
-
-    this.logger.verbose('Iptables sync params', {
-      minSyncPeriodMs,
+    this.nftScale = new NftScaleWarning(context.host, context.dryRun, logger);
+    logger.verbose('Iptables sync params', {
+      minSyncPeriodMs: parseDuration(config.iptables.minSyncPeriod),
       syncPeriodMs: this.syncPeriodMs,
       burstSyncs: BURST_SYNCS,
       iptables: this.iptables.description,
     });
-    this.runner = new BoundedFrequencyRunner({
-      name: `iptables-sync-runner-${family}`,
-      fn: () => this.syncProxyRules(),
-      minIntervalMs: minSyncPeriodMs,
-      maxIntervalMs: FULL_SYNC_PERIOD_MS,
-      burstRuns: BURST_SYNCS,
-      clock: this.clock,
-      logger: this.logger,
-    });
-    this.canary = new CanaryMonitor({
-      iptables: this.iptables,
-      clock: this.clock,
-      logger: this.logger,
-      intervalMs: this.syncPeriodMs,
-      onFlush: () => this.forceSync(),
-    });
-    this.conntrack = context.dryRun
-      ? undefined
-      : new ConntrackCleaner({ family, executor: options.executor, logger: this.logger });
+    // Its first check (creating the canaries) runs before the first sync.
+    this.canary = canaryFlushMonitor({ iptables: this.iptables, clock: this.clock, logger, intervalMs: this.syncPeriodMs, onFlush: () => this.forceSync() });
+    this.watchForFlushes(this.canary);
   }
 
   // ---- Provider -------------------------------------------------------------------------------
 
-  /** The canary's first check runs before the first sync. */
-  protected override async beforeLoop(): Promise<void> {
-    await this.canary.start();
-  }
-
-  protected onStop(): void {
+  protected override onStop(): void {
     this.appliedChains.clear();
-    this.canary.stop();
+    super.onStop();
   }
 
   /** Called by the canary monitor: resync everything (upstream's forceSyncProxyRules). */
@@ -283,9 +232,8 @@ export class IptablesProxier extends ProxierBase {
     this.sync();
   }
 
-  private requestFullSync(): void {
-    this.needFullSync = true;
-    this.fullSyncRequests++;
+  protected override requestFullSync(): void {
+    super.requestFullSync();
     // Whoever asks suspects the kernel changed under us (a flush): stop trusting the memo now,
     // which also makes a sync in flight unable to commit what it rendered.
     this.appliedChains.clear();
@@ -368,103 +316,80 @@ export class IptablesProxier extends ProxierBase {
     return true;
   }
 
-  /** upstream's syncProxyRules; run only by the BoundedFrequencyRunner. */
-  private async syncProxyRules(): Promise<void> {
-    if (this.stopped) return;
-    // Don't sync rules till we've received services and endpoints.
-    if (!this.state.isInitialized()) {
-      this.logger.verbose('Not syncing iptables until Services and Endpoints have been received from master');
-      return;
-    }
+  /** A failed restore may have committed some tables and not others: the memo knows nothing any more. */
+  protected override afterSync(succeeded: boolean): void {
+    if (!succeeded) this.appliedChains.clear();
+  }
+
+  /**
+   * The datapath step of upstream's syncProxyRules: jump rules and nfacct counters on a full sync, the
+   * ruleset rendered (a partial sync only for the changed Services), one iptables-restore. A line
+   * iptables-restore refuses that belongs to one service port quarantines that port ('retry').
+   */
+  protected async syncOnce(request: SyncRequest): Promise<SyncResult> {
     await this.initialize();
-
-    const start = this.clock.now();
-    const fullSyncRequestsAtStart = this.fullSyncRequests;
-    if (this.state.takeTopologyChanged()) this.needFullSync = true;
-    const doFullSync = this.needFullSync || start - this.lastFullSync > FULL_SYNC_PERIOD_MS;
-    const applied = this.state.applyPendingChanges();
-    this.observers.metrics?.serviceChangesPending(this.state.pendingServiceChanges());
-    this.observers.metrics?.endpointChangesPending(this.state.pendingEndpointChanges());
-    this.logger.verbose('Syncing iptables rules', { fullSync: doFullSync });
-
-    let success = false;
-    try {
-      this.releaseQuarantine(doFullSync, applied);
-      let outcome = await this.syncOnce(doFullSync, applied, start, fullSyncRequestsAtStart);
-      // iptables-restore refused a line of one service port: the others are written at once without it.
-      for (let i = 0; outcome === 'retry' && i < MAX_QUARANTINED_PER_SYNC; i++) {
-        this.appliedChains.clear();
-        outcome = await this.syncOnce(true, applied, start, fullSyncRequestsAtStart);
-      }
-      success = outcome === true;
-    } catch (err) {
-      this.logger.error('Unexpected error while syncing iptables rules', { error: String(err) });
-    } finally {
-      this.stats.lastSyncDurationMs = this.clock.now() - start;
-      this.observers.metrics?.syncDuration(this.family, this.stats.lastSyncDurationMs / 1000, doFullSync ? 'full' : 'partial');
-      if (!success) {
-        this.stats.failedSyncs++;
-        this.logger.info('Sync failed', { retryingTimeMs: this.syncPeriodMs });
-        if (!this.stopped) this.runner.retryAfter(this.syncPeriodMs);
-        // The change trackers were drained: only a full sync can recover. A failed restore may
-        // have committed some tables and not others, so the memo knows nothing any more.
-        this.needFullSync = true;
-        this.appliedChains.clear();
-      }
-      this.logger.verbose('SyncProxyRules complete', { elapsedMs: this.stats.lastSyncDurationMs });
-    }
-  }
-
-  /** A full sync tries every quarantined service port again; a partial one those whose Service changed. */
-  private releaseQuarantine(full: boolean, applied: AppliedChanges): void {
-    if (this.quarantined.size === 0) return;
-    const changed = new Set([...applied.services.updatedServices, ...applied.endpoints.updatedServices]);
-    const released = [...this.quarantined].filter((key) => full || changed.has(namespacedNameOf(key)));
-    for (const key of released) this.quarantined.delete(key);
-    if (released.length > 0) this.logger.info('Trying again service ports iptables-restore refused before', { servicePorts: released });
-  }
-
-  private async syncOnce(
-    doFullSync: boolean,
-    applied: AppliedChanges,
-    start: number,
-    fullSyncRequestsAtStart: number,
-  ): Promise<boolean | 'retry'> {
-    if (doFullSync) {
-      // Not part of the restore, so that other rules in PREROUTING etc. are left alone. Only on full
-      // syncs: at start, after a failure, and after the canary saw a flush.
-      if (!(await this.ensureJumpRules())) return false;
-      this.jumpRulesEnsured = true;
-      // Upstream ensures its nfacct counters at the same point; a missing one is left out of the rules.
-      if (this.nfacct) this.nfacctPresence = await this.nfacct.ensure();
-    }
+    // A retry rewrites every chain: the memo of the attempt the kernel refused is void.
+    if (request.attempt === 0) this.releaseQuarantine(request.full, request.applied);
+    else this.appliedChains.clear();
+    if (request.full && !(await this.prepareFullSync())) return { outcome: 'failed' };
 
     const serviceMap = this.state.serviceMap;
     const endpointsMap = this.state.endpointsMap;
-    const largeClusterMode = countEndpoints(serviceMap, endpointsMap) > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
-
-    // Delete chains no longer in use. iptables-save can take seconds on hosts with lots of rules,
-    // so in large clusters this happens at most once per syncPeriod (stale chains are harmless).
-    let existingNatChains: ReadonlySet<string> | null = null;
-    if (!largeClusterMode || start - this.lastIPTablesCleanup > this.syncPeriodMs) {
-      try {
-        existingNatChains = chainsFromSave(await this.iptables.saveTable('nat'));
-        this.lastIPTablesCleanup = start;
-      } catch (err) {
-        this.logger.error('Failed to execute iptables-save: stale chains will not be deleted', { error: String(err) });
-      }
-    }
-
-    let changedServices: Set<string> | null = null;
-    if (!doFullSync) {
-      changedServices = new Set(applied.services.updatedServices);
-      for (const name of applied.endpoints.updatedServices) changedServices.add(name);
-    }
-
-    const nodePortAddresses = resolveNodePortAddresses(this.nodePortAddresses, this.nodePortInterfaces.interfaces());
     const renderedMap = this.quarantined.size === 0 ? serviceMap : withoutKeys(serviceMap, this.quarantined);
-    const result: RenderResult = renderRuleset(
-      { serviceMap: renderedMap, endpointsMap, changedServices, existingNatChains, appliedChains: this.appliedChains },
+    const existingNatChains = await this.existingNatChains(request.start, serviceMap, endpointsMap);
+    const result = this.render(request, renderedMap, existingNatChains);
+    try {
+      await this.restore(result, request.full);
+    } catch (err) {
+      this.stats.restoreFailures++;
+      if (!request.full) this.stats.partialRestoreFailures++;
+      this.observers.metrics?.iptablesRestoreFailed(this.family, !request.full);
+      const outcome = this.restoreFailed(err, result.payload, renderedMap, endpointsMap);
+      this.names.renderBuffers.release();
+      return { outcome };
+    }
+    return this.restored(result);
+  }
+
+  /**
+   * Not part of the restore, so that other rules in PREROUTING etc. are left alone. Only on full
+   * syncs: at start, after a failure, and after the canary saw a flush. Upstream ensures its nfacct
+   * counters at the same point; a missing one is left out of the rules.
+   */
+  private async prepareFullSync(): Promise<boolean> {
+    if (!(await this.ensureJumpRules())) return false;
+    this.jumpRulesEnsured = true;
+    if (this.nfacct) this.nfacctPresence = await this.nfacct.ensure();
+    return true;
+  }
+
+  /**
+   * The chains nat holds, so chains no longer in use are deleted. iptables-save can take seconds on
+   * hosts with lots of rules, so in large clusters this happens at most once per syncPeriod (stale
+   * chains are harmless). Null: not this time.
+   */
+  private async existingNatChains(start: number, serviceMap: ServicePortMap, endpointsMap: EndpointsMap): Promise<ReadonlySet<string> | null> {
+    const largeClusterMode = countEndpoints(serviceMap, endpointsMap) > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
+    if (largeClusterMode && start - this.lastIPTablesCleanup <= this.syncPeriodMs) return null;
+    try {
+      const chains = chainsFromSave(await this.iptables.saveTable('nat'));
+      this.lastIPTablesCleanup = start;
+      return chains;
+    } catch (err) {
+      this.logger.error('Failed to execute iptables-save: stale chains will not be deleted', { error: String(err) });
+      return null;
+    }
+  }
+
+  private render(request: SyncRequest, serviceMap: ServicePortMap, existingNatChains: ReadonlySet<string> | null): RenderResult {
+    let changedServices: Set<string> | null = null;
+    if (!request.full) {
+      changedServices = new Set(request.applied.services.updatedServices);
+      for (const name of request.applied.endpoints.updatedServices) changedServices.add(name);
+    }
+    const nodePortAddresses = resolveNodePortAddresses(this.nodePortAddresses, this.nodePortInterfaces.interfaces());
+    const result = renderRuleset(
+      { serviceMap, endpointsMap: this.state.endpointsMap, changedServices, existingNatChains, appliedChains: this.appliedChains },
       {
         family: this.family,
         nodeName: this.context.nodeName,
@@ -482,83 +407,79 @@ export class IptablesProxier extends ProxierBase {
       },
       this.names,
     );
-
     this.logger.verbose('Reloading service iptables data', {
-      numServices: serviceMap.size,
+      numServices: this.state.serviceMap.size,
       numEndpoints: result.totalEndpoints,
       numFilterRules: result.filterRuleCount,
       numNATChains: result.natChainCount,
       numNATRules: result.natRuleCount,
       numElidedChains: result.elidedChains.length,
     });
+    return result;
+  }
 
+  /** One iptables-restore --noflush (non-kubernetes chains in the tables are left alone). */
+  private async restore(result: RenderResult, full: boolean): Promise<void> {
     const restoreRules = result.filterRuleCount + result.natRuleCount;
     this.nftScale.beforeRestore(restoreRules);
     const restoreStart = this.clock.now();
     try {
-      // NOTE: --noflush so that non-kubernetes chains in the tables are left alone.
       // The chunks when the runner takes them: no joined copy of an ~18 MB payload at 10k services.
-      const restoreOptions = { noFlush: true, counters: true, wholeTables: doFullSync };
+      const restoreOptions = { noFlush: true, counters: true, wholeTables: full };
       if (this.iptables.restoreChunks) await this.iptables.restoreChunks(result.payloadChunks, restoreOptions);
       else await this.iptables.restore(result.payload, restoreOptions);
+    } finally {
       this.nftScale.afterRestore(restoreRules, this.clock.now() - restoreStart);
-    } catch (err) {
-      this.nftScale.afterRestore(restoreRules, this.clock.now() - restoreStart);
-      this.stats.restoreFailures++;
-      if (!doFullSync) this.stats.partialRestoreFailures++;
-      this.observers.metrics?.iptablesRestoreFailed(this.family, !doFullSync);
-      const outcome = this.restoreFailed(err, result.payload, renderedMap, endpointsMap);
-      this.names.renderBuffers.release();
-      return outcome;
     }
-    // The kernel now holds what was rendered (refused if the memo was cleared meanwhile).
+  }
+
+  /** The kernel holds what was rendered: remember it, tell the flush monitor, and say what was done. */
+  private restored(result: RenderResult): SyncResult {
+    // Refused if the memo was cleared meanwhile (a full sync was asked for during this one).
     if (result.appliedChainUpdate !== null) this.appliedChains.commit(result.appliedChainUpdate);
     // Nothing reads the payload from here on: give its memory back rather than keep it until the next sync.
     this.names.renderBuffers.release();
-
-    // A full sync asked for while this one ran (canary, local detector) still has to happen.
-    this.needFullSync = this.fullSyncRequests !== fullSyncRequestsAtStart;
     // What the flush monitor looks for until the next sync: only when no full sync is pending (a
     // flush noticed during this sync would otherwise be "noticed" again before it is repaired).
-    if (!this.needFullSync) {
-      this.canary.setExpectedRules(expectedRules(this.jumpRulesEnsured, this.appliedChains));
-    }
-    if (doFullSync) this.lastFullSync = start;
-    const now = this.clock.now();
+    if (!this.fullSyncRequestedDuringSync()) this.canary.setExpectedRules(expectedRules(this.jumpRulesEnsured, this.appliedChains));
     Object.assign(this.stats, {
-      syncs: this.stats.syncs + 1,
-      fullSyncs: this.stats.fullSyncs + (doFullSync ? 1 : 0),
-      partialSyncs: this.stats.partialSyncs + (doFullSync ? 0 : 1),
-      lastSuccessfulSyncTime: now,
       filterRulesLast: result.filterRuleCount,
       natRulesLast: result.natRuleCount,
       filterRulesTotal: result.filterRuleCountTotal,
       natRulesTotal: result.natRuleCountTotal,
       elidedChainsLast: result.elidedChains.length,
       staleChainsDeleted: result.staleChainsDeleted,
-      noLocalEndpoints: { ...result.noLocalEndpoints },
       largeClusterMode: result.largeClusterMode,
     });
+    const stats = this.stats;
+    return {
+      outcome: 'synced',
+      noLocalEndpoints: result.noLocalEndpoints,
+      publish: (metrics) => {
+        metrics.iptablesRules(this.family, 'filter', { total: stats.filterRulesTotal, last: stats.filterRulesLast });
+        metrics.iptablesRules(this.family, 'nat', { total: stats.natRulesTotal, last: stats.natRulesLast });
+      },
+      ...(this.dryRunTables ? { dryRunOutput: dryRunTablesText(this.dryRunTables) } : {}),
+    };
+  }
 
-    const healthChecks = { services: this.state.healthCheckNodePorts(), localEndpoints: this.state.localReadyEndpoints() };
-    await reportSuccessfulSync(this.observers, this.family, this.stats, applied, now, healthChecks, this.logger);
-
-    // Finish housekeeping: clear stale conntrack entries for UDP services.
-    if (this.conntrack) await this.conntrack.cleanStaleEntries(serviceMap, applied);
-
-    await this.writeDryRunOutput(doFullSync, now);
-    if (!this.first.settled) this.first.resolve();
-    return true;
+  /** A full sync tries every quarantined service port again; a partial one those whose Service changed. */
+  private releaseQuarantine(full: boolean, applied: AppliedChanges): void {
+    if (this.quarantined.size === 0) return;
+    const changed = new Set([...applied.services.updatedServices, ...applied.endpoints.updatedServices]);
+    const released = [...this.quarantined].filter((key) => full || changed.has(namespacedNameOf(key)));
+    for (const key of released) this.quarantined.delete(key);
+    if (released.length > 0) this.logger.info('Trying again service ports iptables-restore refused before', { servicePorts: released });
   }
 
   /**
    * Logs a refused restore. When the line iptables-restore names was written for one service port,
    * that port is quarantined and 'retry' asks for the others to be written at once without it.
    */
-  private restoreFailed(err: unknown, payload: string, serviceMap: ServicePortMap, endpointsMap: EndpointsMap): false | 'retry' {
+  private restoreFailed(err: unknown, payload: string, serviceMap: ServicePortMap, endpointsMap: EndpointsMap): 'failed' | 'retry' {
     if (!(err instanceof IptablesRestoreError) || err.line === undefined) {
       this.logger.error('Failed to execute iptables-restore', { error: String(err) });
-      return false;
+      return 'failed';
     }
     const context = extractLines(payload, err.line, 3);
     const rules = context.map((l) => `${l.line}: ${l.text}`);
@@ -566,7 +487,7 @@ export class IptablesProxier extends ProxierBase {
     const owner = ownerOfRestoreLine(failing, serviceMap, endpointsMap);
     if (owner === undefined || this.quarantined.has(owner)) {
       this.logger.error('Failed to execute iptables-restore', { error: err.message, line: err.line, rules });
-      return false;
+      return 'failed';
     }
     this.quarantined.add(owner);
     this.stats.quarantinedServicePorts++;
@@ -579,23 +500,17 @@ export class IptablesProxier extends ProxierBase {
     });
     return 'retry';
   }
+}
 
-  private async writeDryRunOutput(full: boolean, now: number): Promise<void> {
-    if (!this.context.dryRun || !this.dryRunTables) return;
-    const tag = this.tagDryRunOutput ? ` ${this.family}` : '';
-    const header = `# sync ${this.stats.syncs} ${full ? 'full' : 'partial'} ${new Date(now).toISOString()}${tag}\n`;
-    // In pieces, waiting for stdout between them: at 10k services the tables print as ~16 MB
-    // (see writeDryRunBlock). The tables do not change meanwhile: this sync is not over yet.
-    const tables = this.dryRunTables;
-    await writeDryRunBlock(this.context.dryRunSink, (function* () {
-      yield header;
-      let wrote = false;
-      for (const piece of tables.savePieces(['filter', 'nat'])) {
-        wrote = true;
-        yield piece;
-      }
-      if (!wrote) yield '\n';
-    })());
+/**
+ * --dry-run: the in-memory filter and nat tables in iptables-save form, in pieces (at 10k services
+ * they print as ~16 MB). The tables do not change while they are written: the sync is not over yet.
+ */
+function* dryRunTablesText(tables: InMemoryTables): Generator<string> {
+  let wrote = false;
+  for (const piece of tables.savePieces(['filter', 'nat'])) {
+    wrote = true;
+    yield piece;
   }
-
+  if (!wrote) yield '\n';
 }

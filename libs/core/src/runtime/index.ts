@@ -10,3 +10,6 @@ export * from './token-bucket.js';
 export * from './fake-clock.js';
 export { deferred, type Deferred } from './deferred.js';
 export { advanceSettling, settle } from './settle.js';
+export { SyncingProxier, BURST_SYNCS, MAX_IMMEDIATE_RETRIES, type SyncingProxierOptions } from './syncing-proxier.js';
+export { SyncPolicy, FULL_SYNC_PERIOD_MS, type SyncTicket } from './sync-policy.js';
+export { newSyncStats, type FlushMonitor, type NoLocalEndpoints, type SyncedResult, type SyncRequest, type SyncResult, type SyncStats } from './sync-types.js';

@@ -10,7 +10,8 @@ export interface SyncedReport {
   readonly applied: AppliedChanges;
   /** When the rules were in place (ms since epoch, by the proxier's clock). */
   readonly now: number;
-  readonly noLocalEndpoints: { readonly internal: number; readonly external: number };
+  /** Absent for a mode without the notion (userspace): the gauge is left alone. */
+  readonly noLocalEndpoints?: { readonly internal: number; readonly external: number };
   /** Health-check node ports by service, and local ready endpoints by service. */
   readonly healthChecks: { readonly services: ReadonlyMap<string, number>; readonly localEndpoints: ReadonlyMap<string, number> };
   /** Mode-specific gauges (e.g. iptables rule counts), published right after the shared ones. */
@@ -31,7 +32,7 @@ export async function reportSuccessfulSync(observers: ProxierObservers, report: 
     for (const times of applied.endpoints.lastChangeTriggerTimes.values()) {
       for (const t of times) metrics.networkProgrammingLatency(family, (now - t) / 1000);
     }
-    metrics.noLocalEndpoints(family, report.noLocalEndpoints);
+    if (report.noLocalEndpoints) metrics.noLocalEndpoints(family, report.noLocalEndpoints);
     report.modeMetrics?.(metrics);
   }
   health?.updated(family);
