@@ -21,5 +21,5 @@ export { nftLocalMatch, type NftLocalMatch } from './render/local-detector-nft.j
 export { CHAIN, MAP, SET } from './render/table-names.js';
 export { TableSync, STALE_CHAIN_DELAY_MS, type SyncStep } from './proxier/table-sync.js';
 export { COLD_START_BATCH, coldStartBatches } from './proxier/cold-start.js';
-export { NftablesProxier, FULL_SYNC_PERIOD_MS, masqueradeMarkOf, type NftablesProxierOptions, type NftablesProxierStats } from './proxier/nftables-proxier.js';
+export { NftablesProxier, masqueradeMarkOf, type NftablesProxierOptions, type NftablesProxierStats } from './proxier/nftables-proxier.js';
 export { cleanupNftables } from './cleanup.js';

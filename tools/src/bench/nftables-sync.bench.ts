@@ -46,7 +46,7 @@ async function timedSync(proxier: NftablesProxier, rec: RecordingNft, expect: 'f
   const wall = Number(process.hrtime.bigint() - started) / 1e6;
   const { runs, overheadMs, readMs } = rec.take();
   const s = proxier.stats;
-  if (s.syncs !== before.syncs + 1) throw new Error(`the sync failed (failures ${s.syncFailures})`);
+  if (s.syncs !== before.syncs + 1) throw new Error(`the sync failed (failures ${s.transactionFailures})`);
   const kind = s.fullSyncs > before.fullSyncs ? 'full' : 'partial';
   if (kind !== expect) throw new Error(`expected a ${expect} sync, got a ${kind} one`);
   return { figure: { totalMs: wall - overheadMs, kernelMs: kernelMs(runs), readMs, operations: s.lastOperations, transactions: runs.length }, runs };

@@ -67,7 +67,7 @@ describe.each(FIXTURES)('nftables with maximum-length names ($family)', (f) => {
     const fp = newFakeProxier(f.family);
     load(fp, f);
     await fp.proxier.syncProxyRules();
-    expect(fp.proxier.stats.syncFailures).toBe(0);
+    expect(fp.proxier.stats.transactionFailures).toBe(0);
     expect(fp.proxier.stats.syncs).toBe(1);
     const lines = fp.nft.transactions.flatMap((tx) => tx.lines);
     let comments = 0;

@@ -63,14 +63,14 @@ describe('nftables proxier failures', () => {
     proxier.onEndpointSliceUpdate(first, second);
     nft.failNext = 'boom';
     await proxier.syncProxyRules();
-    expect(proxier.stats.syncFailures).toBe(1);
+    expect(proxier.stats.transactionFailures).toBe(1);
     expect(nft.table.dump()).toBe(good);
     expect(trace()).toBe('10.180.0.1:80');
 
     // The change trackers were drained by the failed sync: the next (full) one still applies it.
     const syncsBefore = proxier.stats.fullSyncs;
     await proxier.syncProxyRules();
-    expect(proxier.stats.syncFailures).toBe(1);
+    expect(proxier.stats.transactionFailures).toBe(1);
     expect(proxier.stats.fullSyncs).toBe(syncsBefore + 1);
     expect(trace()).toBe('10.180.0.2:80');
     expect(normalizedLines(nft.table.dump())).not.toContain('add rule ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 meta l4proto tcp dnat to 10.180.0.1:80');

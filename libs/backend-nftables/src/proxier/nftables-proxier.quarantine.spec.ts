@@ -6,7 +6,7 @@ import type { V1EndpointSlice, V1Service } from '@kube-proxy/core';
 import { PromProxyMetrics } from '@kube-proxy/core';
 import { makeTestEndpointSlice, makeTestService, newFakeProxier, type FakeProxier } from '../testing/fake-proxier.js';
 import { COLD_START_BATCH } from './cold-start.js';
-import { FULL_SYNC_PERIOD_MS } from './nftables-proxier.js';
+import { FULL_SYNC_PERIOD_MS } from '@kube-proxy/core';
 
 const METRIC = 'kubeproxy_sync_proxy_rules_nftables_failed_services_total';
 
@@ -72,11 +72,11 @@ describe('nftables proxier: a service port nft refuses', () => {
     const { fp } = setup();
     add(fp, 'bad', 2);
     await fp.proxier.syncProxyRules();
-    const failures = fp.proxier.stats.syncFailures;
+    const failures = fp.proxier.stats.transactionFailures;
     add(fp, 'good1', 1);
     await fp.proxier.syncProxyRules();
     expect(programmed(fp)).toEqual(['good1']);
-    expect(fp.proxier.stats.syncFailures).toBe(failures);
+    expect(fp.proxier.stats.transactionFailures).toBe(failures);
   });
 
   it('is tried again when its Service changes', async () => {

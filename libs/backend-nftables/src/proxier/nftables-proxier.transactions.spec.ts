@@ -103,7 +103,7 @@ describe('nftables proxier transactions', () => {
       return run(tx);
     };
     await fp.proxier.syncProxyRules();
-    expect(fp.proxier.stats.syncFailures).toBe(1);
+    expect(fp.proxier.stats.transactionFailures).toBe(1);
     fp.nft.run = run;
     await fp.proxier.syncProxyRules();
     expect(fp.logger.entries.some((e) => e.message === 'Taking over the kube-proxy nftables table a previous process left')).toBe(true);
@@ -166,7 +166,7 @@ describe('nftables proxier transactions', () => {
     fp.proxier.onServiceDelete(svc(3));
     fp.nft.failNext = 'Error: Could not process rule: Device or resource busy';
     await fp.proxier.syncProxyRules();
-    expect(fp.proxier.stats.syncFailures).toBe(1);
+    expect(fp.proxier.stats.transactionFailures).toBe(1);
     expect(fp.nft.table.dump()).toBe(dump);
     expect(fp.logger.entries.some((e) => e.level === 'error' && e.message === 'nftables sync failed')).toBe(true);
     await fp.proxier.syncProxyRules();

@@ -1,8 +1,9 @@
 import { networkInterfaces as osNetworkInterfaces } from 'node:os';
 import type { AppliedChanges, Clock, CommandExecutor, IPFamily, LocalTrafficDetector, Logger, ProxyContext, ServicePlanContext } from '@kube-proxy/core';
 import {
-  BoundedFrequencyRunner,
+  BURST_SYNCS,
   ConntrackCleaner,
+  newSyncStats,
   isLoopbackIP,
   localDetectorAfterNodeEvent,
   NODE_PORT_ADDRESSES_PRIMARY,
@@ -10,14 +11,16 @@ import {
   NodePortInterfaces,
   parseNodePortAddresses,
   planServicePort,
-  ProxierBase,
-  reportSuccessfulSync,
   resolveNodePortAddresses,
+  SyncingProxier,
   selectLocalDetector,
   topologyGates,
   type NetworkInterfaces,
   type NodePortAddresses,
   type ProxierObservers,
+  type SyncRequest,
+  type SyncResult,
+  type SyncStats,
   type TopologyGates,
   type V1Node,
 } from '@kube-proxy/core';
@@ -31,22 +34,16 @@ import { renderServicePort, type ServicePortRender } from '../render/service-por
 import { tableSkeleton, type TableSkeleton } from '../render/table-skeleton.js';
 import { STALE_CHAIN_DELAY_MS, TableSync, type SyncStep } from './table-sync.js';
 import { coldStartBatches, lazyStep, type PlannedStep } from './cold-start.js';
-import { writeDryRunTable } from './dry-run-output.js';
-import { TableMonitor } from './table-monitor.js';
-import { MAX_QUARANTINED_PER_SYNC, serviceOfKey, ServicePortQuarantine } from './quarantine.js';
+import { dryRunTableText } from './dry-run-output.js';
+import { NftablesFlushMonitor } from './flush-monitor.js';
+import { serviceOfKey, ServicePortQuarantine } from './quarantine.js';
 import { NftTransaction } from '../nft/nft-transaction.js';
 import type { KernelTableState } from '../kernel/kernel-table-state.js';
 
-/** Upstream's proxyutil.FullSyncPeriod: every service re-rendered and compared at least this often. */
-export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
-export const BURST_SYNCS = 2;
-
-export interface NftablesProxierStats {
-  syncs: number;
-  fullSyncs: number;
-  partialSyncs: number;
-  /** sync_proxy_rules_nftables_sync_failures_total */
-  syncFailures: number;
+/** Counters of one proxier beyond the engine's SyncStats: the source of the nftables-mode metrics. */
+export interface NftablesProxierStats extends SyncStats {
+  /** sync_proxy_rules_nftables_sync_failures_total: transactions nft refused (a quarantine retry counts each). */
+  transactionFailures: number;
   /** sync_proxy_rules_nftables_cleanup_failures_total */
   cleanupFailures: number;
   /** sync_proxy_rules_nftables_failed_services_total: service ports nft refused, left out of a retry. */
@@ -57,8 +54,6 @@ export interface NftablesProxierStats {
   lastOperations: number;
   /** Transactions the last successful sync used. */
   lastTransactions: number;
-  lastSyncDurationMs: number;
-  noLocalEndpoints: { internal: number; external: number };
 }
 
 export interface NftablesProxierOptions {
@@ -89,36 +84,26 @@ export function masqueradeMarkOf(bit: number): string {
  * batches of whole services (see cold-start.ts); a failed transaction changes nothing, is counted and
  * retried as a full sync; a deleted table is noticed within one syncPeriod and rebuilt.
  */
-export class NftablesProxier extends ProxierBase {
+export class NftablesProxier extends SyncingProxier {
   readonly stats: NftablesProxierStats = {
-    syncs: 0,
-    fullSyncs: 0,
-    partialSyncs: 0,
-    syncFailures: 0,
+    ...newSyncStats(),
+    transactionFailures: 0,
     cleanupFailures: 0,
     failedServicePorts: 0,
     tableRebuilds: 0,
     lastOperations: 0,
     lastTransactions: 0,
-    lastSyncDurationMs: 0,
-    noLocalEndpoints: { internal: 0, external: 0 },
   };
 
-  protected readonly runner: BoundedFrequencyRunner;
   private readonly context: ProxyContext;
   private readonly nft: NftInterface;
-  private readonly clock: Clock;
-  private readonly logger: Logger;
   private readonly nftFamily: NftFamily;
   private readonly networkInterfaces: NetworkInterfaces;
   /** The machine's interfaces, or in --dry-run this node's Node object addresses (core's NodePortInterfaces). */
   private readonly nodePortInterfaces: NodePortInterfaces;
   private readonly dryRunTable: MemoryNftTable | undefined;
-  private readonly tagDryRunOutput: boolean;
-  private readonly conntrack: ConntrackCleaner | undefined;
   private readonly names = new NameCache();
   private readonly table: TableSync;
-  private readonly syncPeriodMs: number;
   private readonly masqueradeMark: string;
   private readonly nodePortAddresses: NodePortAddresses;
   private readonly topologyGates: TopologyGates;
@@ -126,12 +111,8 @@ export class NftablesProxier extends ProxierBase {
   /** Rendered objects of every service port, as of the last sync (renders of unchanged ones are reused). */
   private readonly renders = new Map<string, ServicePortRender>();
 
-  private needFullSync = true;
-  private fullSyncRequests = 0;
-  private lastFullSync = Number.NEGATIVE_INFINITY;
   /** Failed syncs in a row: after two, the committed state is not trusted and the table is rebuilt. */
   private failuresInARow = 0;
-  private readonly tableMonitor: TableMonitor;
   private firstSyncDone = false;
   /** A batch failed after its effect was recorded: read the kernel's table before the next sync. */
   private rereadKernel = false;
@@ -140,48 +121,52 @@ export class NftablesProxier extends ProxierBase {
 
   constructor(options: NftablesProxierOptions) {
     const { family, context } = options;
-    const logger = options.logger.child({ ipFamily: family });
-    super({ mode: 'nftables', family, nodeName: context.nodeName, logger, observers: options.observers });
     const config = context.config;
+    const logger = options.logger.child({ ipFamily: family });
+    super({
+      mode: 'nftables',
+      family,
+      nodeName: context.nodeName,
+      logger,
+      observers: options.observers,
+      clock: options.clock,
+      syncPeriodMs: parseDuration(config.nftables.syncPeriod),
+      minSyncPeriodMs: parseDuration(config.nftables.minSyncPeriod),
+      conntrack: context.dryRun ? undefined : new ConntrackCleaner({ family, executor: options.executor, logger }),
+      dryRunSink: context.dryRun && options.dryRunTable ? context.dryRunSink : undefined,
+      tagDryRunOutput: options.tagDryRunOutput ?? false,
+    });
     this.context = context;
     this.nft = options.nft;
-    this.clock = options.clock;
-    this.logger = logger;
     this.nftFamily = familyOf(family);
     this.networkInterfaces = options.networkInterfaces ?? osNetworkInterfaces;
     this.nodePortInterfaces = new NodePortInterfaces(context, this.networkInterfaces);
     this.dryRunTable = options.dryRunTable;
-    this.tagDryRunOutput = options.tagDryRunOutput ?? false;
     this.table = new TableSync(this.nftFamily);
-    this.syncPeriodMs = parseDuration(config.nftables.syncPeriod);
-    const minSyncPeriodMs = parseDuration(config.nftables.minSyncPeriod);
     this.masqueradeMark = options.masqueradeMark ?? masqueradeMarkOf(config.nftables.masqueradeBit);
     // Upstream defaults nodePortAddresses to the node's primary IPs in this mode, and never serves
     // node ports on localhost.
     const npa = config.nodePortAddresses && config.nodePortAddresses.length > 0 ? config.nodePortAddresses : [NODE_PORT_ADDRESSES_PRIMARY];
-    this.nodePortAddresses = parseNodePortAddresses(npa, family, context.nodeIPs[family], this.logger);
-    this.localDetector = selectLocalDetector(config, family, undefined, this.logger);
+    this.nodePortAddresses = parseNodePortAddresses(npa, family, context.nodeIPs[family], logger);
+    this.localDetector = selectLocalDetector(config, family, undefined, logger);
     this.topologyGates = topologyGates(config.featureGates);
-    this.logger.verbose('Using nftables mark for masquerade', { mark: this.masqueradeMark });
-    this.logger.verbose('NFTables sync params', { minSyncPeriodMs, syncPeriodMs: this.syncPeriodMs, burstSyncs: BURST_SYNCS, nft: this.nft.description });
-    this.runner = new BoundedFrequencyRunner({
-      name: `nftables-sync-runner-${family}`,
-      fn: () => this.syncProxyRules(),
-      minIntervalMs: minSyncPeriodMs,
-      maxIntervalMs: FULL_SYNC_PERIOD_MS,
-      burstRuns: BURST_SYNCS,
-      clock: this.clock,
-      logger: this.logger,
+    logger.verbose('Using nftables mark for masquerade', { mark: this.masqueradeMark });
+    logger.verbose('NFTables sync params', {
+      minSyncPeriodMs: parseDuration(config.nftables.minSyncPeriod),
+      syncPeriodMs: this.syncPeriodMs,
+      burstSyncs: BURST_SYNCS,
+      nft: this.nft.description,
     });
-    this.conntrack = context.dryRun ? undefined : new ConntrackCleaner({ family, executor: options.executor, logger: this.logger });
-    this.tableMonitor = new TableMonitor({
-      nft: this.nft,
-      clock: this.clock,
-      logger: this.logger,
-      intervalMs: this.syncPeriodMs,
-      built: () => this.table.tableBuilt,
-      onDeleted: () => this.tableDeleted(),
-    });
+    this.watchForFlushes(
+      new NftablesFlushMonitor({
+        nft: this.nft,
+        clock: this.clock,
+        logger,
+        intervalMs: this.syncPeriodMs,
+        built: () => this.table.tableBuilt,
+        onDeleted: () => this.tableDeleted(),
+      }),
+    );
   }
 
   get currentLocalDetector(): LocalTrafficDetector {
@@ -191,10 +176,6 @@ export class NftablesProxier extends ProxierBase {
   /** The committed state, for tests and the bench. */
   get tableState(): TableSync {
     return this.table;
-  }
-
-  protected onStop(): void {
-    this.tableMonitor.stop();
   }
 
   /** The table was deleted behind our back: nothing of it is left, so everything is written again. */
@@ -224,11 +205,6 @@ export class NftablesProxier extends ProxierBase {
     if (this.state.isInitialized()) this.sync();
   }
 
-  private requestFullSync(): void {
-    this.needFullSync = true;
-    this.fullSyncRequests++;
-  }
-
   private skeleton(): TableSkeleton {
     const selection = resolveNodePortAddresses(this.nodePortAddresses, this.nodePortInterfaces.interfaces());
     const ips: string[] = [];
@@ -251,60 +227,12 @@ export class NftablesProxier extends ProxierBase {
   }
 
   /**
-   * One sync now (the runner calls it; tests and the bench call it directly). Syncs never overlap:
-   * each diffs against what the one before it committed (upstream holds its mutex the same way).
+   * After two failed syncs in a row the committed state is not trusted (the table is rebuilt). Chains
+   * flushed by a sync are deleted by a later one, once the kernel surely let go of them.
    */
-  syncProxyRules(): Promise<void> {
-    const run = this.syncing.then(() => this.syncOnceLocked());
-    this.syncing = run.catch(() => undefined);
-    return run;
-  }
-
-  private syncing: Promise<void> = Promise.resolve();
-
-  private async syncOnceLocked(): Promise<void> {
-    if (this.stopped) return;
-    if (!this.state.isInitialized()) {
-      this.logger.verbose('Not syncing nftables until Services and Endpoints have been received from master');
-      return;
-    }
-    const start = this.clock.now();
-    const requestsAtStart = this.fullSyncRequests;
-    if (this.state.takeTopologyChanged()) this.needFullSync = true;
-    const full = this.needFullSync || start - this.lastFullSync > FULL_SYNC_PERIOD_MS;
-    const applied = this.state.applyPendingChanges();
-    this.observers.metrics?.serviceChangesPending(this.state.pendingServiceChanges());
-    this.observers.metrics?.endpointChangesPending(this.state.pendingEndpointChanges());
-    this.logger.verbose('Syncing nftables rules', { fullSync: full });
-
-    let success = false;
-    try {
-      await this.deleteStaleChains(start);
-      this.releaseQuarantine(full, applied);
-      let outcome = await this.syncOnce(full, applied, start);
-      // nft refused a line of one service port: it is quarantined, the others are written at once.
-      for (let i = 0; outcome === 'retry' && i < MAX_QUARANTINED_PER_SYNC; i++) outcome = await this.syncOnce(true, applied, start);
-      success = outcome === 'ok';
-    } catch (err) {
-      this.logger.error('Unexpected error while syncing nftables rules', { error: String(err) });
-    } finally {
-      this.stats.lastSyncDurationMs = this.clock.now() - start;
-      this.observers.metrics?.syncDuration(this.family, this.stats.lastSyncDurationMs / 1000, full ? 'full' : 'partial');
-      if (success) {
-        this.failuresInARow = 0;
-        if (full) this.lastFullSync = start;
-        this.needFullSync = this.fullSyncRequests !== requestsAtStart;
-      } else {
-        this.failuresInARow++;
-        this.logger.info('Sync failed', { retryingTimeMs: this.syncPeriodMs });
-        if (!this.stopped) this.runner.retryAfter(this.syncPeriodMs);
-        // The change trackers were drained: only a full sync can recover.
-        this.needFullSync = true;
-      }
-      // Chains flushed by this sync are deleted by a later one, once the kernel surely let go of them.
-      if (this.table.staleChains.size > 0 && !this.stopped) this.runner.retryAfter(STALE_CHAIN_DELAY_MS + 100);
-      this.logger.verbose('SyncProxyRules complete', { elapsedMs: this.stats.lastSyncDurationMs });
-    }
+  protected override afterSync(succeeded: boolean): void {
+    this.failuresInARow = succeeded ? 0 : this.failuresInARow + 1;
+    if (this.table.staleChains.size > 0 && !this.stopped) this.runner.retryAfter(STALE_CHAIN_DELAY_MS + 100);
   }
 
   /** Upstream's separate stale-chain transaction: its failure is counted, never fails the sync. */
@@ -356,7 +284,49 @@ export class NftablesProxier extends ProxierBase {
     if (released.length > 0) this.logger.info('Trying again service ports nft refused before', { servicePorts: released });
   }
 
-  private async syncOnce(full: boolean, applied: AppliedChanges, start: number): Promise<'ok' | 'failed' | 'retry'> {
+  /**
+   * The datapath step: stale chains deleted in their own transaction, the changed service ports
+   * rendered (every one on a full sync), and the transactions that bring the kernel there. A line
+   * nft refuses that belongs to one service port quarantines that port ('retry').
+   */
+  protected async syncOnce(request: SyncRequest): Promise<SyncResult> {
+    const { full, applied, start } = request;
+    if (request.attempt === 0) {
+      await this.deleteStaleChains(start);
+      this.releaseQuarantine(full, applied);
+    }
+    const changes = this.renderChanges(full, applied);
+    const steps = await this.transactions(changes, start);
+    let operations = 0;
+    let transactions = 0;
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i];
+      try {
+        const running = this.nft.run(step.tx);
+        // A batch already recorded as committed lets the next be planned while nft and the kernel
+        // apply this one (they run in another process, on the other core).
+        if (isPrecommitted(step) && i + 1 < steps.length) void steps[i + 1].tx;
+        await running;
+      } catch (err) {
+        return { outcome: this.transactionFailed(step, err) };
+      }
+      step.commit();
+      operations += step.tx.size;
+      if (step.tx.size > 0) transactions++;
+    }
+    this.stats.lastOperations = operations;
+    this.stats.lastTransactions = transactions;
+    this.logger.verbose('Reloading service nftables data', { numServices: this.state.serviceMap.size, numOperations: operations, numTransactions: transactions });
+    this.firstSyncDone = true;
+    return {
+      outcome: 'synced',
+      noLocalEndpoints: this.noLocalEndpoints(),
+      ...(this.dryRunTable ? { dryRunOutput: dryRunTableText(this.dryRunTable) } : {}),
+    };
+  }
+
+  /** Renders the service ports this sync looks at (what the kernel holds counts too: a service deleted in a failed sync is still there). */
+  private renderChanges(full: boolean, applied: AppliedChanges): Array<{ key: string; render: ServicePortRender | undefined }> {
     const serviceMap = this.state.serviceMap;
     const endpointsMap = this.state.endpointsMap;
     const planCtx = this.planContext();
@@ -367,8 +337,6 @@ export class NftablesProxier extends ProxierBase {
       nodeIP: this.context.nodeIPs[this.family] ?? null,
       names: this.names,
     };
-
-    // What the kernel holds counts too: a service deleted in a sync that failed is still there.
     const keys = full ? new Set<string>([...serviceMap.keys(), ...this.renders.keys(), ...this.table.committedServices()]) : this.changedKeys(applied);
     if (full) this.names.beginGeneration();
     const changes: Array<{ key: string; render: ServicePortRender | undefined }> = [];
@@ -390,50 +358,17 @@ export class NftablesProxier extends ProxierBase {
       changes.push({ key, render });
     }
     if (full) this.names.endGeneration();
-    let noLocalInternal = 0;
-    let noLocalExternal = 0;
+    return changes;
+  }
+
+  private noLocalEndpoints(): { internal: number; external: number } {
+    let internal = 0;
+    let external = 0;
     for (const r of this.renders.values()) {
-      if (r.noLocalInternal) noLocalInternal++;
-      if (r.noLocalExternal) noLocalExternal++;
+      if (r.noLocalInternal) internal++;
+      if (r.noLocalExternal) external++;
     }
-
-    const steps = await this.transactions(changes, start);
-    let operations = 0;
-    let transactions = 0;
-    for (let i = 0; i < steps.length; i++) {
-      const step = steps[i];
-      try {
-        const running = this.nft.run(step.tx);
-        // A batch already recorded as committed lets the next be planned while nft and the kernel
-        // apply this one (they run in another process, on the other core).
-        if (isPrecommitted(step) && i + 1 < steps.length) void steps[i + 1].tx;
-        await running;
-      } catch (err) {
-        return this.transactionFailed(step, err);
-      }
-      step.commit();
-      operations += step.tx.size;
-      if (step.tx.size > 0) transactions++;
-    }
-
-    const now = this.clock.now();
-    Object.assign(this.stats, {
-      syncs: this.stats.syncs + 1,
-      fullSyncs: this.stats.fullSyncs + (full ? 1 : 0),
-      partialSyncs: this.stats.partialSyncs + (full ? 0 : 1),
-      lastOperations: operations,
-      lastTransactions: transactions,
-      noLocalEndpoints: { internal: noLocalInternal, external: noLocalExternal },
-    });
-    this.logger.verbose('Reloading service nftables data', { numServices: serviceMap.size, numOperations: operations, numTransactions: transactions });
-    const healthChecks = { services: this.state.healthCheckNodePorts(), localEndpoints: this.state.localReadyEndpoints() };
-    await reportSuccessfulSync(this.observers, { family: this.family, applied, now, noLocalEndpoints: this.stats.noLocalEndpoints, healthChecks }, this.logger);
-    if (this.conntrack) await this.conntrack.cleanStaleEntries(serviceMap, applied);
-    await this.writeDryRunOutput(full, now);
-    this.firstSyncDone = true;
-    if (!this.context.dryRun) this.tableMonitor.start();
-    if (!this.first.settled) this.first.resolve();
-    return 'ok';
+    return { internal, external };
   }
 
   /**
@@ -447,7 +382,7 @@ export class NftablesProxier extends ProxierBase {
       this.table.forget();
       this.rereadKernel = true;
     }
-    this.stats.syncFailures++;
+    this.stats.transactionFailures++;
     this.observers.metrics?.nftablesSyncFailed(this.family);
     const line = err instanceof NftRunError ? err.line : undefined;
     const rules = line === undefined ? [] : step.tx.lines.slice(Math.max(0, line - 3), line + 2).map((l, i) => `${Math.max(1, line - 2) + i}: ${l}`);
@@ -511,12 +446,6 @@ export class NftablesProxier extends ProxierBase {
       this.logger.error('Failed to read the existing kube-proxy table', { error: String(err) });
       return 'unreadable';
     }
-  }
-
-  private async writeDryRunOutput(full: boolean, now: number): Promise<void> {
-    if (!this.context.dryRun || !this.dryRunTable) return;
-    const tag = this.tagDryRunOutput ? ` ${this.family}` : '';
-    await writeDryRunTable(this.context.dryRunSink, `# sync ${this.stats.syncs} ${full ? 'full' : 'partial'} ${new Date(now).toISOString()}${tag}\n`, this.dryRunTable);
   }
 }
 

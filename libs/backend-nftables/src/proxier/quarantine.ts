@@ -9,9 +9,6 @@
  * next full sync, so a transient refusal does not exclude it for ever.
  */
 
-/** How many service ports one sync may quarantine (each costs a retried full sync) before it gives up. */
-export const MAX_QUARANTINED_PER_SYNC = 8;
-
 export class ServicePortQuarantine {
   /** service port key → why nft refused it. */
   private readonly ports = new Map<string, string>();

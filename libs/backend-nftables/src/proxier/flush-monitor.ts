@@ -1,7 +1,7 @@
 import type { Clock, Logger } from '@kube-proxy/core';
 import type { NftInterface } from '../kernel/nft-interface.js';
 
-export interface TableMonitorOptions {
+export interface NftablesFlushMonitorOptions {
   readonly nft: NftInterface;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -17,11 +17,11 @@ export interface TableMonitorOptions {
  * (`nft delete table ip kube-proxy`, `nft flush ruleset`): it is looked for every interval (the
  * sync period) with one cheap listing, and reported when gone.
  */
-export class TableMonitor {
+export class NftablesFlushMonitor {
   private timer: unknown = null;
   private stopped = false;
 
-  constructor(private readonly o: TableMonitorOptions) {}
+  constructor(private readonly o: NftablesFlushMonitorOptions) {}
 
   /** Arms the next check (idempotent: one pending check at most). */
   start(): void {
