@@ -143,7 +143,9 @@ describe('IpvsProxier', () => {
     start(r, [WEB], [slice('web', ['10.244.1.5'])]);
     await running(r);
     expect(r.proxier.stats.failedSyncs).toBe(1);
-    expect(r.logger.entries.some((e) => e.message === 'Failed to sync IPVS rules')).toBe(true);
+    // One message for an unexpected failure in every mode (the engine's), then the engine's "Sync failed".
+    expect(r.logger.entries.some((e) => e.message === 'Unexpected error while syncing ipvs rules')).toBe(true);
+    expect(r.logger.entries.some((e) => e.message === 'Sync failed')).toBe(true);
     await advanceSettling(r.clock, 31_000, 1000);
     await r.proxier.firstSync();
     expect((await dump(r)).ipvs).toEqual(['10.96.0.10:80/TCP rr -> 10.244.1.5:8080w1']);

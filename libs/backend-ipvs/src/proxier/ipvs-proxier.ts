@@ -2,7 +2,7 @@
  * The IPVS proxier of one IP family: upstream's pkg/proxy/ipvs Proxier.syncProxyRules flow around
  * the pure pieces of this package — the desired state (state/), the kernel target with graceful
  * termination (kernel-target.ts), the restore batches (batch/) and the iptables skeleton
- * (iptables/) — on core's ProxierBase and BoundedFrequencyRunner, like the other backends.
+ * (iptables/) — on core's one sync engine (SyncingProxier), like the other backends.
  *
  * Every sync reads the kernel back (`ipvsadm --save -n`, `ipset save`, kube-ipvs0's addresses) and
  * writes only the difference, one process per tool: `ipset restore`, `iptables-restore` (only when
@@ -16,13 +16,14 @@
  * and sets exist before the rules that match them): ipsets, iptables, IPVS, kube-ipvs0.
  */
 import { networkInterfaces as osNetworkInterfaces } from 'node:os';
-import type { AppliedChanges, Clock, CommandExecutor, IPFamily, IptablesInterface, Logger, ProxyContext, RuleSpec, Table } from '@kube-proxy/core';
+import type { Clock, CommandExecutor, IPFamily, IptablesInterface, Logger, ProxyContext, RuleSpec, Table } from '@kube-proxy/core';
 import {
-  BoundedFrequencyRunner,
+  BURST_SYNCS,
   ConntrackCleaner,
   IptablesFlushMonitor,
+  newSyncStats,
   NodePortInterfaces,
-  ProxierBase,
+  SyncingProxier,
   parseCIDR,
   parseDuration,
   parseNodePortAddresses,
@@ -36,6 +37,9 @@ import {
   type NetworkInterfaces,
   type NodePortAddresses,
   type ProxierObservers,
+  type SyncRequest,
+  type SyncResult,
+  type SyncStats,
   type TopologyGates,
   type V1Node,
 } from '@kube-proxy/core';
@@ -47,29 +51,22 @@ import type { IpvsKernel } from '../kernel/ipvs-kernel.js';
 import { buildDesiredIpvsState } from '../state/build-desired-state.js';
 import { ipsetCatalogue } from '../state/ipset-catalogue.js';
 import type { DesiredIpvsState, IpsetState, VirtualServer } from '../state/ipvs-state.js';
-import { dryRunSyncText } from './dry-run-output.js';
+import { dryRunKernelText } from './dry-run-output.js';
 import type { HostSetup } from './host-setup.js';
 import { kernelTarget } from './kernel-target.js';
 import { hostAddresses } from './node-addresses.js';
 
 /** Upstream's burstSyncs for the IPVS runner. */
-export const IPVS_BURST_SYNCS = 2;
-
 /** Counters of one proxier (the IPVS mode metrics and the specs read them). */
-export interface IpvsProxierStats {
-  syncs: number;
-  failedSyncs: number;
+/** Counters of one proxier beyond the engine's SyncStats (every IPVS sync is a full one). */
+export interface IpvsProxierStats extends SyncStats {
   iptablesRestores: number;
   restoreFailures: number;
   flushesDetected: number;
-  /** Lines written by the last successful sync, per tool (0: nothing to change). */
   lastWrites: { ipvsadm: number; ipset: number; iptables: number; link: number };
   virtualServers: number;
   realServers: number;
-  /** Real servers kept at weight 0 until their connections end. */
   terminatingRealServers: number;
-  lastSyncDurationMs: number;
-  lastSuccessfulSyncTime: number;
 }
 
 export interface IpvsProxierOptions {
@@ -112,10 +109,9 @@ function lineCount(text: string): number {
   return n;
 }
 
-export class IpvsProxier extends ProxierBase {
+export class IpvsProxier extends SyncingProxier {
   readonly stats: IpvsProxierStats = {
-    syncs: 0,
-    failedSyncs: 0,
+    ...newSyncStats(),
     iptablesRestores: 0,
     restoreFailures: 0,
     flushesDetected: 0,
@@ -123,26 +119,19 @@ export class IpvsProxier extends ProxierBase {
     virtualServers: 0,
     realServers: 0,
     terminatingRealServers: 0,
-    lastSyncDurationMs: 0,
-    lastSuccessfulSyncTime: 0,
   };
 
-  protected readonly runner: BoundedFrequencyRunner;
   private readonly context: ProxyContext;
   private readonly kernel: IpvsKernel;
   private readonly iptables: IptablesInterface;
-  private readonly clock: Clock;
-  private readonly logger: Logger;
   private readonly hostSetup: HostSetup | undefined;
   private readonly networkInterfaces: NetworkInterfaces;
   private readonly dryRunTables: InMemoryTables | undefined;
-  private readonly tagDryRunOutput: boolean;
-  private readonly syncPeriodMs: number;
   private readonly nodePortAddresses: NodePortAddresses;
   private readonly topologyGates: TopologyGates;
   private readonly excludeCIDRs: readonly string[];
-  private readonly flushMonitor: IptablesFlushMonitor;
-  private readonly conntrack: ConntrackCleaner | undefined;
+  /** Looks for the skeleton's rules every syncPeriod (an iptables flush forces a resync). */
+  private readonly rulesMonitor: IptablesFlushMonitor;
   private localDetector: LocalTrafficDetector;
   /** The machine's interfaces, or in --dry-run this node's Node object addresses (core's NodePortInterfaces). */
   private readonly nodePortInterfaces: NodePortInterfaces;
@@ -154,41 +143,44 @@ export class IpvsProxier extends ProxierBase {
 
   constructor(options: IpvsProxierOptions) {
     const { family, context } = options;
-    const logger = options.logger.child({ ipFamily: family });
-    super({ mode: 'ipvs', family, nodeName: context.nodeName, logger, observers: options.observers });
     const config = context.config;
+    const logger = options.logger.child({ ipFamily: family });
+    const syncPeriodMs = parseDuration(config.ipvs.syncPeriod);
+    super({
+      mode: 'ipvs',
+      family,
+      nodeName: context.nodeName,
+      logger,
+      observers: options.observers,
+      clock: options.clock,
+      syncPeriodMs,
+      minSyncPeriodMs: parseDuration(config.ipvs.minSyncPeriod),
+      // Upstream's IPVS runner: at least every syncPeriod (each sync is a full read-back and repair).
+      maxSyncIntervalMs: syncPeriodMs,
+      alwaysFull: true,
+      // Upstream's IPVS proxier observes only the overall sync duration, never a full/partial one.
+      durationByKind: false,
+      conntrack: context.dryRun ? undefined : new ConntrackCleaner({ family, executor: options.executor, logger }),
+      dryRunSink: context.dryRun && options.dryRunTables ? context.dryRunSink : undefined,
+      tagDryRunOutput: options.tagDryRunOutput ?? false,
+    });
     this.context = context;
     this.kernel = options.kernel;
     this.iptables = options.iptables;
-    this.clock = options.clock;
-    this.logger = logger;
     this.hostSetup = options.hostSetup;
     this.networkInterfaces = options.networkInterfaces ?? osNetworkInterfaces;
     this.nodePortInterfaces = new NodePortInterfaces(context, this.networkInterfaces);
     this.dryRunTables = options.dryRunTables;
-    this.tagDryRunOutput = options.tagDryRunOutput ?? false;
-    this.syncPeriodMs = parseDuration(config.ipvs.syncPeriod);
-    const minSyncPeriodMs = parseDuration(config.ipvs.minSyncPeriod);
     this.nodePortAddresses = parseNodePortAddresses(config.nodePortAddresses, family, context.nodeIPs[family], logger);
     this.topologyGates = topologyGates(config.featureGates);
     this.localDetector = selectLocalDetector(config, family, undefined, logger);
     this.excludeCIDRs = (config.ipvs.excludeCIDRs ?? []).filter((c) => parseCIDR(c)?.family === family);
-    this.logger.verbose('IPVS sync params', { minSyncPeriodMs, syncPeriodMs: this.syncPeriodMs, burstSyncs: IPVS_BURST_SYNCS });
-    // Upstream's IPVS runner: at least every syncPeriod (each sync is a full read-back and repair).
-    this.runner = new BoundedFrequencyRunner({
-      name: `ipvs-sync-runner-${family}`,
-      fn: () => this.syncProxyRules(),
-      minIntervalMs: minSyncPeriodMs,
-      maxIntervalMs: this.syncPeriodMs,
-      burstRuns: IPVS_BURST_SYNCS,
-      clock: this.clock,
-      logger: this.logger,
-    });
-    this.flushMonitor = new IptablesFlushMonitor({
+    logger.verbose('IPVS sync params', { minSyncPeriodMs: parseDuration(config.ipvs.minSyncPeriod), syncPeriodMs, burstSyncs: BURST_SYNCS });
+    this.rulesMonitor = new IptablesFlushMonitor({
       iptables: this.iptables,
       clock: this.clock,
-      logger: this.logger,
-      intervalMs: this.syncPeriodMs,
+      logger,
+      intervalMs: syncPeriodMs,
       tables: ['nat', 'filter'],
       subject: 'IPVS-mode iptables rules',
       onFlush: () => {
@@ -198,15 +190,7 @@ export class IpvsProxier extends ProxierBase {
         this.sync();
       },
     });
-    this.conntrack = context.dryRun ? undefined : new ConntrackCleaner({ family, executor: options.executor, logger: this.logger });
-  }
-
-  protected override async beforeLoop(): Promise<void> {
-    if (!this.context.dryRun) await this.flushMonitor.start();
-  }
-
-  protected onStop(): void {
-    this.flushMonitor.stop();
+    this.watchForFlushes(this.rulesMonitor);
   }
 
   /**
@@ -261,38 +245,17 @@ export class IpvsProxier extends ProxierBase {
     });
   }
 
-  /** upstream's syncProxyRules; run only by the runner. */
-  private async syncProxyRules(): Promise<void> {
-    if (this.stopped) return;
-    if (!this.state.isInitialized()) {
-      this.logger.verbose('Not syncing ipvs rules until Services and Endpoints have been received from master');
-      return;
-    }
-    const start = this.clock.now();
-    let success = false;
-    try {
-      await this.hostSetup?.ensure();
-      success = await this.syncOnce();
-    } catch (err) {
-      this.logger.error('Failed to sync IPVS rules', { error: err instanceof Error ? err.message : String(err) });
-    } finally {
-      this.stats.lastSyncDurationMs = this.clock.now() - start;
-      this.observers.metrics?.syncDuration(this.family, this.stats.lastSyncDurationMs / 1000);
-      if (!success) {
-        this.stats.failedSyncs++;
-        // The trackers were drained; every sync is a full one, so the retry repairs everything.
-        this.appliedIptables = null;
-        if (!this.stopped) this.runner.retryAfter(this.syncPeriodMs);
-      }
-      this.logger.verbose('syncProxyRules complete', { elapsedMs: this.stats.lastSyncDurationMs });
-    }
+  /** The trackers were drained; every sync is a full one, so the retry repairs everything. */
+  protected override afterSync(succeeded: boolean): void {
+    if (!succeeded) this.appliedIptables = null;
   }
 
-  private async syncOnce(): Promise<boolean> {
-    const applied = this.state.applyPendingChanges();
-    this.state.takeTopologyChanged();
-    this.observers.metrics?.serviceChangesPending(this.state.pendingServiceChanges());
-    this.observers.metrics?.endpointChangesPending(this.state.pendingEndpointChanges());
+  /**
+   * The datapath step: the desired state, the kernel read back, and only the difference written:
+   * ipsets, the iptables skeleton, IPVS, kube-ipvs0 (in that order, see the top of this file).
+   */
+  protected async syncOnce(_request: SyncRequest): Promise<SyncResult> {
+    await this.hostSetup?.ensure();
     const desired = this.desiredState();
     this.reportSkipped(desired.skippedAddresses ?? []);
 
@@ -302,8 +265,29 @@ export class IpvsProxier extends ProxierBase {
       this.kernel.readIpsets(),
       this.kernel.readBoundAddresses(this.family),
     ]);
+    const currentState: DesiredIpvsState = { family: this.family, virtualServers: current, bindAddresses: bound ?? [], ipsets: [] };
+    const ipsetScript = await this.applyIpsets(currentState, sets, desired);
+    const iptablesLines = await this.applyIptables(desired);
+    if (iptablesLines === null) return { outcome: 'failed' };
+    const { target, ipvsBatch } = await this.applyIpvs(currentState, desired);
+    const linkWrites = await this.applyBindings(desired, bound);
 
-    // 1. ipsets: create what is missing, then entries by difference (never flushed while referenced).
+    Object.assign(this.stats, {
+      lastWrites: { ipvsadm: lineCount(ipvsBatch), ipset: lineCount(ipsetScript), iptables: iptablesLines, link: linkWrites },
+      virtualServers: target.virtualServers.length,
+      realServers: target.virtualServers.reduce((n, vs: VirtualServer) => n + vs.realServers.length, 0),
+      terminatingRealServers: target.terminating.length,
+    });
+    if (target.terminating.length > 0) this.logger.verbose('Real servers in graceful termination', { realServers: target.terminating });
+    return {
+      outcome: 'synced',
+      noLocalEndpoints: desired.noLocalEndpoints ?? { internal: 0, external: 0 },
+      ...(this.dryRunTables ? { dryRunOutput: [await dryRunKernelText(this.kernel, this.family, this.dryRunTables.saveAll(['filter', 'nat']))] } : {}),
+    };
+  }
+
+  /** 1. ipsets: create what is missing, then entries by difference (never flushed while referenced). Returns the script. */
+  private async applyIpsets(currentState: DesiredIpvsState, sets: ReadonlyMap<string, readonly string[]>, desired: DesiredIpvsState): Promise<string> {
     const currentSets: IpsetState[] = [];
     const creates: string[] = [];
     for (const def of ipsetCatalogue(this.family)) {
@@ -311,11 +295,16 @@ export class IpvsProxier extends ProxierBase {
       if (entries === undefined) creates.push(createSetLine(def));
       currentSets.push({ set: def, entries: entries ?? [] });
     }
-    const currentState: DesiredIpvsState = { family: this.family, virtualServers: current, bindAddresses: bound ?? [], ipsets: currentSets };
-    const ipsetScript = checkedBatch(creates) + diffIpset(currentState, desired);
+    const ipsetScript = checkedBatch(creates) + diffIpset({ ...currentState, ipsets: currentSets }, desired);
     await this.kernel.applyIpset(ipsetScript);
+    return ipsetScript;
+  }
 
-    // 2. iptables skeleton: one iptables-restore, only when its text changed (or after a flush).
+  /**
+   * 2. The iptables skeleton: one iptables-restore, only when its text changed (or after a flush).
+   * Returns the lines written, null when iptables-restore refused them.
+   */
+  private async applyIptables(desired: DesiredIpvsState): Promise<number | null> {
     const skeleton = this.renderIptables(desired);
     let iptablesLines = 0;
     if (!this.jumpsEnsured) {
@@ -331,14 +320,14 @@ export class IpvsProxier extends ProxierBase {
     }
     if (skeleton.payload !== this.appliedIptables) {
       // Rules this restore removes must not look like a flush to a check running meanwhile.
-      this.flushMonitor.clearExpectedRules();
+      this.rulesMonitor.clearExpectedRules();
       try {
         await this.iptables.restore(skeleton.payload, { noFlush: true, counters: true });
       } catch (err) {
         this.stats.restoreFailures++;
         this.observers.metrics?.iptablesRestoreFailed(this.family, false);
         this.logger.error('Failed to execute iptables-restore', { error: err instanceof Error ? err.message : String(err) });
-        return false;
+        return null;
       }
       this.appliedIptables = skeleton.payload;
       this.stats.iptablesRestores++;
@@ -350,44 +339,32 @@ export class IpvsProxier extends ProxierBase {
       list.unshift({ chain: jump.from, args: jump.args });
       expected.set(jump.table, list);
     }
-    this.flushMonitor.setExpectedRules(expected);
+    this.rulesMonitor.setExpectedRules(expected);
+    return iptablesLines;
+  }
 
-    // 3. IPVS: the target with graceful termination, as one ipvsadm --restore batch.
+  /** 3. IPVS: the target with graceful termination, as one ipvsadm --restore batch. */
+  private async applyIpvs(currentState: DesiredIpvsState, desired: DesiredIpvsState) {
     const target = await kernelTarget({
       desired: desired.virtualServers,
-      current,
+      current: currentState.virtualServers,
       excludeCIDRs: this.excludeCIDRs,
       connections: () => this.kernel.readConnections(),
     });
     const ipvsBatch = diffIpvsadm(currentState, { ...desired, virtualServers: target.virtualServers });
     await this.kernel.applyIpvsadm(ipvsBatch);
     for (const name of target.drained) this.logger.verbose('Deleted a drained real server', { realServer: name });
+    return { target, ipvsBatch };
+  }
 
-    // 4. kube-ipvs0: bind every VIP, unbind the rest (upstream removes superfluous addresses).
+  /** 4. kube-ipvs0: bind every VIP, unbind the rest (upstream removes superfluous addresses). Returns the writes. */
+  private async applyBindings(desired: DesiredIpvsState, bound: readonly string[] | null): Promise<number> {
     const want = new Set(desired.bindAddresses);
     const have = new Set(bound ?? []);
     const add = desired.bindAddresses.filter((a) => !have.has(a));
     const remove = [...have].filter((a) => !want.has(a)).sort();
     await this.kernel.applyLinkChanges({ createLink: bound === null, add, remove });
-
-    // Bookkeeping, health, metrics, conntrack, dry-run output.
-    const now = this.clock.now();
-    Object.assign(this.stats, {
-      syncs: this.stats.syncs + 1,
-      lastWrites: { ipvsadm: lineCount(ipvsBatch), ipset: lineCount(ipsetScript), iptables: iptablesLines, link: add.length + remove.length + (bound === null ? 1 : 0) },
-      virtualServers: target.virtualServers.length,
-      realServers: target.virtualServers.reduce((n, vs: VirtualServer) => n + vs.realServers.length, 0),
-      terminatingRealServers: target.terminating.length,
-      lastSuccessfulSyncTime: now,
-    });
-    if (target.terminating.length > 0) {
-      this.logger.verbose('Real servers in graceful termination', { realServers: target.terminating });
-    }
-    await this.report(applied, now, desired.noLocalEndpoints ?? { internal: 0, external: 0 });
-    if (this.conntrack) await this.conntrack.cleanStaleEntries(this.state.serviceMap, applied);
-    await this.writeDryRunOutput(now);
-    if (!this.first.settled) this.first.resolve();
-    return true;
+    return add.length + remove.length + (bound === null ? 1 : 0);
   }
 
   /** Upstream logs each refused netlink call every sync; once per change is enough to find the object. */
@@ -396,38 +373,5 @@ export class IpvsProxier extends ProxierBase {
     if (key === this.reportedSkipped) return;
     this.reportedSkipped = key;
     if (skipped.length > 0) this.logger.warn('Left out addresses the kernel refuses in IPVS mode', { skipped });
-  }
-
-  /** What upstream publishes after a successful sync: latencies, health, health-check services. */
-  private async report(applied: AppliedChanges, now: number, noLocal: { internal: number; external: number }): Promise<void> {
-    const { metrics, health, serviceHealth } = this.observers;
-    if (metrics) {
-      for (const times of applied.endpoints.lastChangeTriggerTimes.values()) {
-        for (const t of times) metrics.networkProgrammingLatency(this.family, (now - t) / 1000);
-      }
-      metrics.noLocalEndpoints(this.family, noLocal);
-    }
-    health?.updated(this.family);
-    metrics?.syncSucceeded(this.family);
-    if (serviceHealth) {
-      try {
-        await serviceHealth.syncServices(this.state.healthCheckNodePorts(), this.family);
-        await serviceHealth.syncEndpoints(this.state.localReadyEndpoints(), this.family);
-      } catch (err) {
-        this.logger.error('Error syncing healthcheck services', { err: String(err) });
-      }
-    }
-  }
-
-  private async writeDryRunOutput(now: number): Promise<void> {
-    if (!this.context.dryRun || !this.dryRunTables) return;
-    const text = await dryRunSyncText(this.kernel, {
-      family: this.family,
-      syncNumber: this.stats.syncs,
-      time: now,
-      tagFamily: this.tagDryRunOutput,
-      iptablesSave: this.dryRunTables.saveAll(['filter', 'nat']),
-    });
-    this.context.dryRunSink.write(text);
   }
 }
