@@ -1,13 +1,5 @@
-import type {
-  AppliedChanges,
-  Clock,
-  IPFamily,
-  IptablesInterface,
-  Logger,
-  ProxierObservers,
-  ProxyContext,
-} from '@kube-proxy/core';
-import { BoundedFrequencyRunner, extractLines, IptablesRestoreError, parseDuration, parsePortRange, ProxierBase, topologyGates } from '@kube-proxy/core';
+import type { Clock, IPFamily, IptablesInterface, Logger, ProxierObservers, ProxyContext, ProxyMetrics, SyncRequest, SyncResult, SyncStats } from '@kube-proxy/core';
+import { extractLines, IptablesRestoreError, newSyncStats, parseDuration, parsePortRange, SyncingProxier, topologyGates } from '@kube-proxy/core';
 import { IptablesFlushMonitor } from '@kube-proxy/core';
 import { USERSPACE_JUMPS } from '../cleanup.js';
 import type { ProxyCounters } from '../proxy/counters.js';
@@ -33,21 +25,14 @@ export interface UserspaceProxierOptions {
   readonly tagDryRunOutput?: boolean;
 }
 
-/** Counters of one proxier's syncs. */
-export interface UserspaceSyncStats {
-  syncs: number;
-  failedSyncs: number;
+/** Counters of one proxier beyond the engine's SyncStats (every userspace sync is a full one). */
+export interface UserspaceSyncStats extends SyncStats {
   restoreFailures: number;
-  lastSyncDurationMs: number;
   natRules: number;
   filterRules: number;
   /** Flushes of the capture rules the flush monitor noticed (each forced a resync). */
   flushesDetected: number;
 }
-
-/** Upstream's burstSyncs. */
-const BURST_SYNCS = 2;
-const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
 
 /**
  * Userspace mode for one IP family: a proxy socket per service port in this process, and capture
@@ -55,12 +40,10 @@ const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
  * hands every socket its current endpoints, rewrites the capture chains in one iptables-restore,
  * then closes the sockets of service ports that went away.
  */
-export class UserspaceProxier extends ProxierBase {
+export class UserspaceProxier extends SyncingProxier {
   readonly stats: UserspaceSyncStats = {
-    syncs: 0,
-    failedSyncs: 0,
+    ...newSyncStats(),
     restoreFailures: 0,
-    lastSyncDurationMs: 0,
     natRules: 0,
     filterRules: 0,
     flushesDetected: 0,
@@ -70,74 +53,66 @@ export class UserspaceProxier extends ProxierBase {
 
   private readonly context: ProxyContext;
   private readonly iptables: IptablesInterface | null;
-  private readonly clock: Clock;
-  private readonly logger: Logger;
-  protected readonly runner: BoundedFrequencyRunner;
   /** Notices capture rules flushed behind our back (null when none are installed). */
-  private readonly flushMonitor: IptablesFlushMonitor | null;
-  private readonly syncPeriodMs: number;
+  private readonly captureMonitor: IptablesFlushMonitor | null;
   private readonly listenIP: string;
-  private readonly tagDryRunOutput: boolean;
   private readonly warnedSkips = new Set<string>();
   private hostRulesWarned = false;
 
   constructor(options: UserspaceProxierOptions) {
     const { family, context } = options;
-    const logger = options.logger.child({ ipFamily: family });
-    super({ mode: 'userspace', family, nodeName: context.nodeName, logger, observers: options.observers });
     const config = context.config;
+    const logger = options.logger.child({ ipFamily: family });
+    super({
+      mode: 'userspace',
+      family,
+      nodeName: context.nodeName,
+      logger,
+      observers: options.observers,
+      clock: options.clock,
+      syncPeriodMs: parseDuration(config.iptables.syncPeriod),
+      minSyncPeriodMs: parseDuration(config.iptables.minSyncPeriod),
+      // Every sync reconciles every socket and rewrites the capture chains. Flushed capture rules are
+      // noticed by the flush monitor every syncPeriod, which forces a resync; otherwise a full resync
+      // every hour, as iptables mode.
+      alwaysFull: true,
+      dryRunSink: context.dryRun ? context.dryRunSink : undefined,
+      tagDryRunOutput: options.tagDryRunOutput ?? false,
+    });
     this.context = context;
     this.iptables = options.iptables;
-    this.clock = options.clock;
-    this.logger = logger;
     this.counters = options.counters;
-    this.tagDryRunOutput = options.tagDryRunOutput ?? false;
     this.listenIP = listenAddress(config.bindAddress, family);
-    this.syncPeriodMs = parseDuration(config.iptables.syncPeriod);
     const allocator = new ProxyPortAllocator(parsePortRange(config.portRange));
-    this.sockets = new SocketTable(allocator, options.openSocket, this.logger, context.dryRun);
-    this.runner = new BoundedFrequencyRunner({
-      name: `userspace-sync-runner-${family}`,
-      fn: () => this.syncProxy(),
-      minIntervalMs: parseDuration(config.iptables.minSyncPeriod),
-      // Flushed capture rules are noticed by the flush monitor every syncPeriod, which forces a
-      // resync; otherwise a full resync every hour, as iptables mode.
-      maxIntervalMs: FULL_SYNC_PERIOD_MS,
-      burstRuns: BURST_SYNCS,
-      clock: this.clock,
-      logger: this.logger,
-    });
-    this.flushMonitor =
+    this.sockets = new SocketTable(allocator, options.openSocket, logger, context.dryRun);
+    this.captureMonitor =
       this.iptables === null
         ? null
         : new IptablesFlushMonitor({
             iptables: this.iptables,
             clock: this.clock,
-            logger: this.logger,
+            logger,
             intervalMs: this.syncPeriodMs,
             tables: ['nat', 'filter'],
             subject: 'userspace capture rules',
             onFlush: () => this.forceSync(),
           });
+    // It expects nothing until a sync installed the rules.
+    if (this.captureMonitor) this.watchForFlushes(this.captureMonitor);
   }
 
   // ---- Provider -------------------------------------------------------------------------------
 
-  /** The flush monitor starts with the loop; it expects nothing until a sync installed the rules. */
-  protected override async beforeLoop(): Promise<void> {
-    await this.flushMonitor?.start();
-  }
-
   /** Closes the proxy sockets (established TCP connections finish on their own). */
-  protected onStop(): void {
-    this.flushMonitor?.stop();
+  protected override onStop(): void {
+    super.onStop();
     this.sockets.closeAll();
   }
 
   /** Called by the flush monitor: capture rules were removed; a sync re-installs all of them. */
   forceSync(): void {
     if (this.stopped) return;
-    this.stats.flushesDetected = this.flushMonitor?.flushesDetected ?? 0;
+    this.stats.flushesDetected = this.captureMonitor?.flushesDetected ?? 0;
     this.sync();
   }
 
@@ -150,42 +125,20 @@ export class UserspaceProxier extends ProxierBase {
 
   // ---- sync -----------------------------------------------------------------------------------
 
-  private async syncProxy(): Promise<void> {
-    if (this.stopped) return;
-    if (!this.state.isInitialized()) {
-      this.logger.verbose('Not syncing the userspace proxy until Services and EndpointSlices have been received');
-      return;
-    }
-    const start = this.clock.now();
-    this.state.takeTopologyChanged();
-    const applied = this.state.applyPendingChanges();
-    let success = false;
-    try {
-      success = await this.syncOnce(applied);
-    } catch (err) {
-      this.logger.error('Unexpected error while syncing the userspace proxy', { error: String(err) });
-    } finally {
-      this.stats.lastSyncDurationMs = this.clock.now() - start;
-      this.observers.metrics?.syncDuration(this.family, this.stats.lastSyncDurationMs / 1000, 'full');
-      if (!success) {
-        this.stats.failedSyncs++;
-        this.logger.info('Sync failed', { retryingTimeMs: this.syncPeriodMs });
-        if (!this.stopped) this.runner.retryAfter(this.syncPeriodMs);
-      }
-    }
-  }
-
-  private async syncOnce(applied: AppliedChanges): Promise<boolean> {
+  /**
+   * The datapath step: sockets first (a capture rule must never point at a port nobody listens on),
+   * then the capture chains in one iptables-restore, then the sockets of removed service ports closed.
+   */
+  protected async syncOnce(_request: SyncRequest): Promise<SyncResult> {
     const desired = desiredPorts(this.state.serviceMap, this.state.endpointsMap, this.context.nodeName, this.state.nodeLabels, (key, reason) => {
       if (this.warnedSkips.has(key)) return;
       this.warnedSkips.add(key);
       this.logger.warn('Skipping service port', { servicePort: key, reason });
     }, topologyGates(this.context.config.featureGates));
-    // Sockets first: a capture rule must never point at a port nobody listens on.
     const { failed, toClose } = await this.sockets.reconcile(desired);
     if (this.stopped) {
       for (const { socket } of toClose) socket.close();
-      return false;
+      return { outcome: 'failed' };
     }
     const rules = renderCaptureRules(this.sockets.entries().map(portalOf), {
       family: this.family,
@@ -203,27 +156,23 @@ export class UserspaceProxier extends ProxierBase {
       this.logger.info(this.context.dryRun ? 'Would close proxy port (dry run)' : 'Closed proxy port', { servicePort: key, protocol, port: socket.port });
       socket.close();
     }
-    if (!rulesApplied) return false;
-
-    this.stats.syncs++;
+    if (!rulesApplied) return { outcome: 'failed' };
     this.stats.natRules = rules.natRules;
     this.stats.filterRules = rules.filterRules;
-    const now = this.clock.now();
-    await this.report(applied, now);
-    this.writeDryRunOutput(rules, now);
-    if (!this.first.settled) this.first.resolve();
-    if (failed.length > 0) {
+    return {
+      outcome: 'synced',
+      ...(this.iptables === null ? {} : { publish: (metrics) => this.publishRuleCounts(metrics) }),
+      ...(this.context.dryRun ? { dryRunOutput: [this.portTable() + rules.payload], dryRunLabel: 'userspace' } : {}),
       // Counted as synced (everything else is programmed), but try the failed sockets again soon.
-      this.runner.retryAfter(this.syncPeriodMs);
-    }
-    return true;
+      ...(failed.length > 0 ? { retryAfterMs: this.syncPeriodMs } : {}),
+    };
   }
 
   /** Replaces the capture chains, then makes sure the built-in chains jump to them. */
   private async applyRules(rules: CaptureRuleset): Promise<boolean> {
     if (this.iptables === null) return true;
     // While the chains are rewritten, a rule the flush monitor expected may legitimately go away.
-    this.flushMonitor?.clearExpectedRules();
+    this.captureMonitor?.clearExpectedRules();
     try {
       // The restore declares (so creates or flushes) every capture chain; --noflush leaves the rest
       // of each table alone.
@@ -251,42 +200,21 @@ export class UserspaceProxier extends ProxierBase {
         return false;
       }
     }
-    this.flushMonitor?.setExpectedRules(expectedCaptureRules(rules.payload));
+    this.captureMonitor?.setExpectedRules(expectedCaptureRules(rules.payload));
     return true;
   }
 
-  private async report(applied: AppliedChanges, now: number): Promise<void> {
-    const { metrics, health, serviceHealth } = this.observers;
-    if (metrics) {
-      for (const times of applied.endpoints.lastChangeTriggerTimes.values()) {
-        for (const t of times) metrics.networkProgrammingLatency(this.family, (now - t) / 1000);
-      }
-      if (this.iptables !== null) {
-        metrics.iptablesRules(this.family, 'nat', { total: this.stats.natRules, last: this.stats.natRules });
-        metrics.iptablesRules(this.family, 'filter', { total: this.stats.filterRules, last: this.stats.filterRules });
-      }
-    }
-    health?.updated(this.family);
-    metrics?.syncSucceeded(this.family);
-    if (serviceHealth) {
-      try {
-        await serviceHealth.syncServices(this.state.healthCheckNodePorts(), this.family);
-        await serviceHealth.syncEndpoints(this.state.localReadyEndpoints(), this.family);
-      } catch (err) {
-        this.logger.error('Error syncing healthcheck services', { error: String(err) });
-      }
-    }
+  /** sync_proxy_rules_iptables_total / _last of the capture chains (every sync rewrites all of them). */
+  private publishRuleCounts(metrics: ProxyMetrics): void {
+    metrics.iptablesRules(this.family, 'nat', { total: this.stats.natRules, last: this.stats.natRules });
+    metrics.iptablesRules(this.family, 'filter', { total: this.stats.filterRules, last: this.stats.filterRules });
   }
 
-  private writeDryRunOutput(rules: CaptureRuleset, now: number): void {
-    if (!this.context.dryRun) return;
-    const tag = this.tagDryRunOutput ? ` ${this.family}` : '';
-    const header = `# sync ${this.stats.syncs} userspace ${new Date(now).toISOString()}${tag}\n`;
-    const table = formatPortTable(this.sockets.entries(), {
+  private portTable(): string {
+    return formatPortTable(this.sockets.entries(), {
       listenIP: this.listenIP,
       examplePorts: this.context.config.portRange.trim() === '' || parsePortRange(this.context.config.portRange) === null,
     });
-    this.context.dryRunSink.write(header + table + rules.payload);
   }
 }
 
