@@ -34,7 +34,7 @@ describe('planTableCleanup', () => {
     expect(plan.deletable).toHaveLength(60_000 + 4); // SVC + SEP chains, KUBE-SERVICES/-NODEPORTS/-POSTROUTING/-MARK-MASQ
     expect(plan.deletable).not.toContain('CNI-HOSTPORT');
     expect(plan.jumps.map((r) => `${r.chain} -> ${r.target}`)).toEqual(['PREROUTING -> KUBE-SERVICES', 'OUTPUT -> KUBE-SERVICES', 'POSTROUTING -> KUBE-POSTROUTING']);
-  });
+  }, 60_000); // Builds and reads a 10k-service table: seconds on a busy 2-core runner; the assertion is the count of reads.
 
   it('keeps everything a foreign rule reaches through a long run of owned chains, visiting each chain once', async () => {
     // Adversarial for a fixpoint loop over the chain list: a foreign rule jumps to the LAST chain in

@@ -5,7 +5,7 @@
  */
 import { iptablesBackend } from './plugin.js';
 
-export { iptablesBackend, createIptablesProvider } from './plugin.js';
+export { iptablesBackend } from './plugin.js';
 export default iptablesBackend;
 
 // The renderer's public API.

@@ -5,7 +5,7 @@
  */
 import { nftablesBackend } from './plugin.js';
 
-export { nftablesBackend, createNftablesProvider } from './plugin.js';
+export { nftablesBackend } from './plugin.js';
 export default nftablesBackend;
 
 export * from './names/index.js';

@@ -2,7 +2,7 @@
  * Public API of @kube-proxy/backend-userspace: the userspace proxy-mode plugin, its proxier, the
  * proxy sockets and the capture-rule renderer.
  */
-export { userspaceBackend, userspaceBackend as default, createUserspaceProvider } from './plugin.js';
+export { userspaceBackend, userspaceBackend as default } from './plugin.js';
 export type { UserspacePorts } from './plugin.js';
 export * from './cleanup.js';
 export { UserspaceProxier, listenAddress } from './proxier/userspace-proxier.js';

@@ -11,7 +11,7 @@ import {
   systemClock,
   type Provider,
 } from '@kube-proxy/core';
-import { createUserspaceProvider, userspaceBackend } from './plugin.js';
+import { userspaceBackend } from './plugin.js';
 import { UserspaceProxier } from './proxier/userspace-proxier.js';
 import { context } from './testing/proxier-fixtures.js';
 
@@ -38,7 +38,7 @@ describe('userspace backend plugin', () => {
   const ports = (logger: RecordingLogger, uid: number) => ({ logger, clock: systemClock, executor: new FakeCommandExecutor(), observers: {}, uid });
 
   it('two families → one proxier each behind a DualStackProvider', () => {
-    const provider = createUserspaceProvider(ports(new RecordingLogger(), 0), context({ dryRun: true, families: ['IPv4', 'IPv6'] }));
+    const provider = userspaceBackend.createProvider(ports(new RecordingLogger(), 0), context({ dryRun: true, families: ['IPv4', 'IPv6'] }));
     expect(provider).toBeInstanceOf(DualStackProvider);
     expect((provider as DualStackProvider).providers.map((p) => (p as UserspaceProxier).family)).toEqual(['IPv4', 'IPv6']);
     provider.stop();
@@ -46,18 +46,18 @@ describe('userspace backend plugin', () => {
 
   it('says clearly when capture rules cannot be installed (not root, no iptables), and still builds', () => {
     const notRoot = new RecordingLogger();
-    createUserspaceProvider(ports(notRoot, 1000), context()).stop();
+    userspaceBackend.createProvider(ports(notRoot, 1000), context()).stop();
     expect(notRoot.entries.filter((e) => e.level === 'warn').map((e) => e.message)).toEqual([
       expect.stringMatching(/^Capture rules are NOT installed \(not running as root\): Services are not reachable on their cluster IPs/),
     ]);
 
     const noIptables = new RecordingLogger();
     const host = { ...context().host, iptablesVariant: undefined, iptablesVariantReason: 'iptables not found' };
-    createUserspaceProvider(ports(noIptables, 0), context({ host })).stop();
+    userspaceBackend.createProvider(ports(noIptables, 0), context({ host })).stop();
     expect(noIptables.entries.map((e) => e.message)).toContainEqual(expect.stringMatching(/NOT installed \(no usable iptables: iptables not found\)/));
 
     const root = new RecordingLogger();
-    createUserspaceProvider(ports(root, 0), context()).stop();
+    userspaceBackend.createProvider(ports(root, 0), context()).stop();
     expect(root.entries.filter((e) => e.level === 'warn')).toEqual([]);
   });
 });

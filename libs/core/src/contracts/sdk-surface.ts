@@ -37,6 +37,9 @@ export const SDK_ROOTS: readonly string[] = [
   'resolveBackendPorts',
   // Helpers a backend builds on.
   'ProxierBase',
+  'SyncingProxier',
+  'newSyncStats',
+  'defineBackend',
   'ProxyState',
   'DualStackProvider',
   'planServicePort',

@@ -13,3 +13,4 @@ export { advanceSettling, settle } from './settle.js';
 export { SyncingProxier, BURST_SYNCS, MAX_IMMEDIATE_RETRIES, type SyncingProxierOptions } from './syncing-proxier.js';
 export { SyncPolicy, FULL_SYNC_PERIOD_MS, type SyncTicket } from './sync-policy.js';
 export { newSyncStats, type FlushMonitor, type NoLocalEndpoints, type SyncedResult, type SyncRequest, type SyncResult, type SyncStats } from './sync-types.js';
+export { defineBackend, packageVersionOf, type BackendDefinition, type BackendRun, type CleanupPorts, type DefinedBackend } from './define-backend.js';

@@ -10,8 +10,7 @@ export interface SyncedReport {
   readonly applied: AppliedChanges;
   /** When the rules were in place (ms since epoch, by the proxier's clock). */
   readonly now: number;
-  /** Absent for a mode without the notion (userspace): the gauge is left alone. */
-  readonly noLocalEndpoints?: { readonly internal: number; readonly external: number };
+  readonly noLocalEndpoints: { readonly internal: number; readonly external: number };
   /** Health-check node ports by service, and local ready endpoints by service. */
   readonly healthChecks: { readonly services: ReadonlyMap<string, number>; readonly localEndpoints: ReadonlyMap<string, number> };
   /** Mode-specific gauges (e.g. iptables rule counts), published right after the shared ones. */
@@ -25,7 +24,17 @@ export interface SyncedReport {
  * health-check ports and local endpoint counts. A failing health server is logged: the rules are in
  * place whatever happens there.
  */
-export async function reportSuccessfulSync(observers: ProxierObservers, report: SyncedReport, logger: Logger): Promise<void> {
+export function reportSuccessfulSync(observers: ProxierObservers, report: SyncedReport, logger: Logger): Promise<void> {
+  return publishSuccessfulSync(observers, report, logger);
+}
+
+/** The engine's report: as SyncedReport, but a mode without the no-local-endpoints notion (userspace) leaves that gauge alone. */
+export interface SuccessReport extends Omit<SyncedReport, 'noLocalEndpoints'> {
+  readonly noLocalEndpoints?: SyncedReport['noLocalEndpoints'];
+}
+
+/** reportSuccessfulSync for a SuccessReport (the one sync engine calls this). */
+export async function publishSuccessfulSync(observers: ProxierObservers, report: SuccessReport, logger: Logger): Promise<void> {
   const { metrics, health, serviceHealth } = observers;
   const { family, applied, now } = report;
   if (metrics) {

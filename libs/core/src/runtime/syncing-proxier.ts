@@ -5,7 +5,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import { BoundedFrequencyRunner } from './bounded-frequency-runner.js';
 import { ProxierBase, type ProxierBaseOptions } from './proxier-base.js';
-import { reportSuccessfulSync } from './report-synced.js';
+import { publishSuccessfulSync } from './report-synced.js';
 import { FULL_SYNC_PERIOD_MS, SyncPolicy, type SyncTicket } from './sync-policy.js';
 import type { FlushMonitor, SyncedResult, SyncRequest, SyncResult, SyncStats } from './sync-types.js';
 
@@ -185,7 +185,7 @@ export abstract class SyncingProxier extends ProxierBase {
     stats.lastSuccessfulSyncTime = now;
     if (result.noLocalEndpoints) stats.noLocalEndpoints = { ...result.noLocalEndpoints };
     const healthChecks = { services: this.state.healthCheckNodePorts(), localEndpoints: this.state.localReadyEndpoints() };
-    await reportSuccessfulSync(
+    await publishSuccessfulSync(
       this.observers,
       {
         family: this.family,
