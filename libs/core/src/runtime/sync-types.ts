@@ -63,6 +63,8 @@ export interface SyncedResult {
   readonly dryRunOutput?: Iterable<string>;
   /** Word of the dry-run header after the sync number; default `full` / `partial`. */
   readonly dryRunLabel?: string;
+  /** A header line of the backend's own instead of the engine's `# sync N LABEL TIME[ FAMILY]` (newline included). */
+  readonly dryRunHeader?: string;
   /** Synced, but something is worth trying again soon (e.g. a proxy socket that failed to open). */
   readonly retryAfterMs?: number;
 }

@@ -221,7 +221,7 @@ export abstract class SyncingProxier extends ProxierBase {
   private writeDryRun(sink: TextSink, result: SyncedResult, full: boolean, now: number): Promise<void> {
     const tag = this.tagDryRunOutput ? ` ${this.family}` : '';
     const label = result.dryRunLabel ?? (full ? 'full' : 'partial');
-    const header = `# sync ${this.stats.syncs} ${label} ${new Date(now).toISOString()}${tag}\n`;
+    const header = result.dryRunHeader ?? `# sync ${this.stats.syncs} ${label} ${new Date(now).toISOString()}${tag}\n`;
     const body = result.dryRunOutput as Iterable<string>;
     return writeDryRunBlock(sink, (function* () {
       yield header;

@@ -58,9 +58,9 @@ describe('backend generator', () => {
     await backendGenerator(tree, { name: 'my-mode' });
     const plugin = tree.read(`${ROOT}/src/plugin.ts`, 'utf8') ?? '';
     expect(plugin).toContain("name: 'my-mode',");
-    expect(plugin).toContain('apiVersion: BACKEND_PLUGIN_API_VERSION,');
-    expect(plugin).toContain('export const myModeBackend: BackendPlugin = {');
-    expect(tree.read(`${ROOT}/src/proxier.ts`, 'utf8')).toContain('export class MyModeProxier extends ProxierBase {');
+    expect(plugin).toContain('export const myModeBackend = defineBackend<MyModePorts>({');
+    expect(plugin).toContain("packageJson: new URL('../package.json', import.meta.url),");
+    expect(tree.read(`${ROOT}/src/proxier.ts`, 'utf8')).toContain('export class MyModeProxier extends SyncingProxier {');
     expect(tree.read(`${ROOT}/jest.config.cjs`, 'utf8')).toContain("displayName: 'backend-my-mode'");
     const files = walk(tree, ROOT);
     expect(files.filter((f) => /<%|%>/.test(tree.read(f, 'utf8') ?? ''))).toEqual([]);

@@ -1,10 +1,11 @@
 /**
  * Test support: a minimal stand-in for upstream's NewFakeProxier + syncProxyRules around
- * renderRuleset (jump rules, partial vs full sync, stale-chain policy, restore into FakeIPTables),
- * so upstream's proxier tests can be replayed step by step.
+ * renderRuleset (jump rules, stale-chain policy, restore into FakeIPTables), so upstream's proxier
+ * tests can be replayed step by step, synchronously. Full vs partial is decided by core's SyncPolicy,
+ * the same object the one sync engine uses.
  */
 import type { Endpoint, IPFamily, ServicePort } from '@kube-proxy/core';
-import { joinHostPort, nullLogger, servicePortsFromService } from '@kube-proxy/core';
+import { joinHostPort, nullLogger, servicePortsFromService, SyncPolicy } from '@kube-proxy/core';
 import type { AppliedChainMemo } from '../applied-chain-memo.js';
 import { ChainNameCache } from '../chain-names.js';
 import { JUMP_CHAINS, jumpRuleArgs, KUBELET_JUMP_CHAINS } from '../constants.js';
@@ -77,7 +78,8 @@ export class FakeProxier {
   readonly serviceMap = new Map<string, ServicePort>();
   readonly endpointsMap = new Map<string, Endpoint[]>();
   options: RenderOptions;
-  needFullSync = true;
+  /** When a sync is a full one, decided as the real proxier's engine decides it. */
+  readonly policy = new SyncPolicy();
   /** Fake clock (ms) and upstream's stale-chain cleanup bookkeeping. */
   now = 1_000_000;
   syncPeriodMs = 30_000;
@@ -141,14 +143,20 @@ export class FakeProxier {
     return changed;
   }
 
+  /** Whether the next sync will be a full one (upstream's fp.needFullSync). */
+  get needFullSync(): boolean {
+    return this.policy.fullSyncPending;
+  }
+
   forceSyncProxyRules(): RenderResult {
-    this.needFullSync = true;
+    this.policy.requestFullSync();
     return this.syncProxyRules();
   }
 
   /** One upstream syncProxyRules() pass; a restore failure is recorded (lastRestoreError), not thrown. */
   syncProxyRules(): RenderResult {
-    const doFullSync = this.needFullSync;
+    const ticket = this.policy.begin(this.now);
+    const doFullSync = ticket.full;
     if (doFullSync) {
       for (const jump of [...JUMP_CHAINS, ...KUBELET_JUMP_CHAINS]) {
         this.ipt.ensureChain(jump.table, jump.dstChain);
@@ -178,11 +186,11 @@ export class FakeProxier {
     try {
       this.ipt.restoreAll(result.payload);
       this.lastRestoreError = undefined;
-      this.needFullSync = false;
+      this.policy.succeeded(ticket, this.now);
       if (result.appliedChainUpdate !== null) this.appliedChains?.commit(result.appliedChainUpdate);
     } catch (err) {
       this.lastRestoreError = err as Error;
-      this.needFullSync = true;
+      this.policy.failed();
       this.appliedChains?.clear();
     }
     return result;
