@@ -119,10 +119,12 @@ function countEndpoints(serviceMap: ServicePortMap, endpointsMap: EndpointsMap):
 }
 
 /**
- * The iptables proxier of one IP family: upstream's pkg/proxy/iptables Proxier.syncProxyRules flow
- * around the pure renderer — jump rules, full/partial syncs, stale-chain deletion, one
- * iptables-restore per sync, retry and full resync after failures, canary-driven resync after a
- * flush, conntrack cleanup, and --dry-run output.
+ * The iptables proxier of one IP family: the datapath step of upstream's pkg/proxy/iptables
+ * Proxier.syncProxyRules around the pure renderer — jump rules, stale-chain deletion, the partial
+ * render of changed Services, one iptables-restore per sync, the memo of unchanged chains, the
+ * quarantine of a service port iptables-restore refuses, and canary-driven resync after a flush. The
+ * rest of the sync (gating, full vs partial, retries, reporting, conntrack, --dry-run output) is
+ * core's one sync engine (SyncingProxier).
  */
 export class IptablesProxier extends SyncingProxier {
   readonly stats: IptablesProxierStats = {
