@@ -1,5 +1,5 @@
 /**
- * Partial syncs with an AppliedChainMemo (render-ruleset.ts header, item 12): unchanged top-level
+ * Partial syncs with an AppliedChainMemo (README, "Where we differ from upstream", item 12): unchanged top-level
  * chains are left out of the payload. The strongest check is the kernel state: for each kind of
  * change, full(A) + partial(A→B) applied with --noflush semantics must leave exactly what full(B)
  * leaves in fresh tables (the in-memory tables the dry-run uses, with target/reference checks).

@@ -17,91 +17,25 @@
  * syncs, stale chains) and hands each plan to one small writer per concern (write-*.ts), which
  * turn plan fields into upstream's rule texts.
  *
- * ## Where this differs from upstream, and why
- *
- * 1. Service order. Upstream iterates `svcPortMap`, a Go map, so the order in which services'
- *    rules appear in KUBE-SERVICES / KUBE-NODEPORTS / the filter chains changes from sync to sync.
- *    We iterate services sorted by ServicePortName key (plain code-unit order) so the payload is
- *    deterministic. Every rule text is upstream's; only the (arbitrary) interleaving differs,
- *    and upstream's own tests normalise exactly that away (sortIPTablesRules).
- * 2. Stale chain deletion. Upstream walks `existing.Difference(active)`, a Go set (random order);
- *    we write the `-X` lines (and their flushing chain lines) sorted by chain name.
- *    Whether to delete at all this sync is the caller's decision, as is running iptables-save:
- *    upstream does it on every sync, except in large-cluster mode at most once per syncPeriod.
- *    Use `isLargeClusterMode(serviceMap, endpointsMap)` before rendering, pass
- *    `existingNatChains: null` to skip, and set lastCleanup when `result.staleChainCleanupRan`.
- * 3. nodePortAddresses IPs are written in the order given (upstream: Go map order from
- *    GetNodeIPs). IPs not of `family` are ignored (upstream never has any).
- * 4. Upstream's NewProxier turns localhostNodePorts off when nodePortAddresses does not contain
- *    an IPv4 loopback address; core's planNodePortAddresses applies the same rule per render from
- *    `nodePortAddresses` (`all`, or an IPv4 loopback IP among `ips`), so passing the raw flag is enough.
- * 5. Options that upstream reads from the environment are explicit: `randomFully`
- *    (iptables.HasRandomFully()), `conntrackTCPLiberal` (nf_conntrack_tcp_be_liberal sysctl),
- *    `nfacct` (which nfacct counters exist), `nodeIP` (for loadBalancerSourceRanges).
- * 6. The masquerade mark defaults to upstream NewProxier's `fmt.Sprintf("%#08x", 1<<bit)`, i.e.
- *    "0x00004000" for bit 14 (not "0x4000": that literal comes from upstream's unit-test fake
- *    proxier; `masqueradeMark` lets tests use it).
- * 7. IP/CIDR strings are written as given: canonicalising them (upstream's net.IP.String(),
- *    e.g. for TestBadIPs' "172.30.0.041") is core's job when building ServicePort/Endpoint.
- * 8. Endpoint order within a service is the EndpointsMap order (core sorts by `ip:port` string as
- *    upstream's EndpointSliceCache does).
- * 9. Upstream logs and skips services/endpoints that fail a type assertion; ours cannot fail.
- * 10. Partial syncs: upstream formats the rules of unchanged services into a discarding buffer to
- *    count them; we count them without formatting (same counts, see natRuleCountTotal).
- * 11. Defaults for options upstream always knows: `nfacct` none (upstream: whichever counters it
- *    managed to create, normally both), `conntrackTCPLiberal` false, `nodeIP` null (upstream's nil
- *    nodeIP behaves the same: no "allow from node" rules in KUBE-FW chains).
- * 12. Partial syncs leave out unchanged top-level chains (only with `appliedChains`; a deliberate
- *    difference from upstream's partial payload). Upstream's partial sync still rewrites the whole
- *    filter table and the top-level nat chains (KUBE-SERVICES, KUBE-NODEPORTS, KUBE-POSTROUTING,
- *    KUBE-MARK-MASQ), which hold a rule or more per service: at 10,000 services a one-endpoint
- *    change costs ~1.4 MB of restore input. Given an AppliedChainMemo (what the last successful
- *    restore left in those chains), a partial sync renders each of them into its own buffer and
- *    writes it (chain line + rules) only if its bytes differ from the memo's; otherwise neither
- *    its chain line nor its rules appear, and --noflush leaves the kernel's identical copy alone.
- *    A table with nothing left to write is `*filter\nCOMMIT\n`, which iptables-restore (legacy
- *    and nft) accepts as a no-op. The resulting kernel state is identical to upstream's; only the
- *    restore input is smaller, and the written top-level chains come first in the nat section
- *    (per chain, not interleaved with the service chains: rule order within a chain is what
- *    matters, and all chain lines still precede all rules). Side effects: packet counters of
- *    elided chains are not reset, and someone else's edits to an elided chain survive until the
- *    next full sync (as upstream's partial syncs already do for unchanged services' chains).
- *    Full syncs and renders without a memo write exactly what they wrote before; a full sync with
- *    a memo only also records the chains for it. Rule counts: see RenderResult.filterRuleCount.
- * 13. Hostile input (defence in depth, render-guards.ts). Upstream trusts the API server's
- *    validation and writes names into comments as they are; we write them through core's
- *    commentText (valid names byte for byte, anything else percent-encoded and cut to fit 255
- *    bytes), refuse (UnsafeRestoreTextError, no payload) any address, port or protocol that is not
- *    the canonical text core produces, and check the finished payload's bytes (no NUL, no `\r`,
- *    no over-long line, exactly the lines written) before returning it.
- *
- * API-only differences (same text): the payload is also available as Buffers, and all three
- * views are built lazily from memory reused by the next render (see RenderResult.payload). The
- * memory and the chain-name memo live in the ChainNameCache the proxier keeps across syncs.
- *
- * No other behavioural difference is intended; in particular IPv6 has the same REJECT target as
- * IPv4 (upstream does not use a family-specific reject type) and differs only in `! -d ::1/128`
- * on the nodeports jump and in never writing KUBE-FIREWALL / localhost nodeport rules.
+ * Where the payload deliberately differs from upstream's (service and stale-chain order, partial
+ * syncs eliding unchanged top-level chains, hostile-input guards, ...) is listed in the backend's
+ * README.md, "Where we differ from upstream", each difference with the spec that pins it.
  */
-import type { Endpoint, EndpointsMap, IPFamily, LocalTrafficDetector, ServicePlanContext, ServicePortMap, TopologyGates } from '@kube-proxy/core';
-import { assertRestorePayload, localDetectorArgs, planNodePortAddresses, planServicePort } from '@kube-proxy/core';
-import type { AppliedChainMemo } from './applied-chain-memo.js';
-import { AppliedChainUpdate, appliedChainKey } from './applied-chain-memo.js';
-import type { ChainNameCache, ServiceChainNames } from './chain-names.js';
-import { lowerProtocol } from './chain-names.js';
+import type { EndpointsMap, IPFamily, LocalDetectorArgs, LocalTrafficDetector, ServicePlanContext, ServicePortMap, TopologyGates } from '@kube-proxy/core';
+import { assertRestorePayload, localDetectorArgs, planNodePortAddresses } from '@kube-proxy/core';
+import type { AppliedChainMemo, AppliedChainUpdate } from './applied-chain-memo.js';
+import type { ChainNameCache } from './chain-names.js';
 import { KUBE_CHAINS, LARGE_CLUSTER_ENDPOINTS_THRESHOLD, makeChainLine } from './constants.js';
 import { formatMasqueradeMark } from './format.js';
-import type { LineBuffer, LineSink } from './line-buffer.js';
-import { TeeSink } from './line-buffer.js';
-import { assertRenderableOptions, checkServiceOnce } from './render-guards.js';
+import type { RenderBuffers } from './line-buffer.js';
+import { assertRenderableOptions } from './render-guards.js';
 import type { ServiceWriteContext } from './service-write-context.js';
-import { writeClusterIPCapture, writeClusterIPMasquerade } from './write-cluster-ip.js';
-import { writeEndpointChains, writePolicyChains } from './write-endpoints.js';
-import { writeExternalChain } from './write-external-chain.js';
-import { writeExternalIPs } from './write-external-ips.js';
-import { writeFirewallChain, writeLoadBalancerIPs } from './write-load-balancer.js';
+import type { TopLevelChains, TopLevelOutcome } from './top-level-chains.js';
+import { openTopLevelChains, settleTopLevelChains, writeTopLevelChainLines } from './top-level-chains.js';
 import { writeStaleChainDeletions } from './write-stale-chains.js';
-import { writeHealthCheckNodePort, writeNodePort, writeNodePortsJump } from './write-node-port.js';
+import { writeNodePortsJump } from './write-node-port.js';
+import type { NoLocalEndpoints } from './write-service-ports.js';
+import { writeServicePorts } from './write-service-ports.js';
 import { writeForwardRules, writeKubeletFirewall, writeMasqueradeChains } from './write-top-level.js';
 
 export interface RenderOptions {
@@ -139,7 +73,7 @@ export interface RenderInput {
   /** Chains currently present in the kernel's nat table (from iptables-save), used to delete stale KUBE-SVC/SEP/... chains; null = skip stale-chain deletion this time. */
   existingNatChains: ReadonlySet<string> | null;
   /**
-   * What the last successful restore left in the top-level chains (see header, item 12). Given on a
+   * What the last successful restore left in the top-level chains (README: partial syncs). Given on a
    * partial sync, top-level chains whose rules are unchanged are left out of the payload; given on a
    * full sync, it only records them (the payload is the same as without). Commit
    * `result.appliedChainUpdate` to it after the restore succeeded; clear it after a failure.
@@ -201,33 +135,6 @@ export interface RenderResult {
   totalEndpoints: number;
 }
 
-const SERVICES = KUBE_CHAINS.SERVICES;
-const EXTERNAL_SERVICES = KUBE_CHAINS.EXTERNAL_SERVICES;
-const NODEPORTS = KUBE_CHAINS.NODEPORTS;
-const POSTROUTING = KUBE_CHAINS.POSTROUTING;
-const MARK_MASQ = KUBE_CHAINS.MARK_MASQ;
-const FORWARD = KUBE_CHAINS.FORWARD;
-const PROXY_FIREWALL = KUBE_CHAINS.PROXY_FIREWALL;
-const KUBELET_FIREWALL = KUBE_CHAINS.KUBELET_FIREWALL;
-
-/** A top-level chain rendered with a memo: its own rule buffer, for comparison and commit. */
-interface TopChain {
-  table: 'filter' | 'nat';
-  chain: string;
-  key: string;
-  rules: LineBuffer;
-}
-
-/** Memo keys of the top-level chains, built once (no string concatenation per render). */
-const TOP_CHAIN_KEYS: Record<'filter' | 'nat', Record<string, string>> = {
-  filter: Object.fromEntries(
-    [SERVICES, EXTERNAL_SERVICES, FORWARD, NODEPORTS, PROXY_FIREWALL, KUBELET_FIREWALL].map((c) => [c, appliedChainKey('filter', c)]),
-  ),
-  nat: Object.fromEntries([SERVICES, NODEPORTS, POSTROUTING, MARK_MASQ].map((c) => [c, appliedChainKey('nat', c)])),
-};
-
-const EMPTY_ENDPOINTS: readonly Endpoint[] = [];
-
 /**
  * Endpoints counted as upstream does for large-cluster mode: the sum of the endpoint lists of all
  * served service ports (ready or not).
@@ -256,95 +163,99 @@ function sortedEntries<V>(map: ReadonlyMap<string, V>): Array<[string, V]> {
 
 export function renderRuleset(input: RenderInput, options: RenderOptions, names: ChainNameCache): RenderResult {
   const { serviceMap, endpointsMap, changedServices, existingNatChains } = input;
-  const isIPv6 = options.family === 'IPv6';
   const mark = options.masqueradeMark ?? formatMasqueradeMark(options.masqueradeBit);
   const detector = localDetectorArgs(options.localDetector);
-  const nfacctInvalid = options.nfacct?.ctStateInvalidDropped ?? false;
   assertRenderableOptions(options);
   // Which addresses node ports answer on, and whether localhost node ports are effective (core's decision).
   const nodePortPlan = planNodePortAddresses(options.family, options.nodePortAddresses, options.localhostNodePorts);
   const localhostNodePorts = nodePortPlan.localhostNodePorts;
-  const localhostNodePortsNfacct = localhostNodePorts && (options.nfacct?.localhostNodePortAccepted ?? false);
 
   names.beginSync();
   const buffers = names.renderBuffers;
   buffers.reset();
-  const filterChains = buffers.filterChains;
-  const filterRules = buffers.filterRules;
-  const natChains = buffers.natChains;
-  const natRules = buffers.natRules;
 
-  // Top-level chains (header, item 12). Without a memo their rules go straight into the payload
-  // sections, as upstream. With one, each chain's rules also go into a buffer of their own: on a
-  // full sync in addition (the payload stays upstream's), on a partial sync instead, and the
-  // chain is written after the loop only if it differs from what the kernel holds.
+  // Top-level chains (README: partial syncs). A partial sync with a memo writes their chain lines
+  // after the loop, and only for the chains that changed.
   const memo = input.appliedChains ?? null;
   const elide = memo !== null && changedServices !== null;
   const kubeletFirewall = localhostNodePorts;
-  const topChains: TopChain[] = [];
-  const top = (table: 'filter' | 'nat', chain: string, rules: LineBuffer, present = true): LineSink => {
-    if (memo === null) return rules;
-    const key = TOP_CHAIN_KEYS[table][chain];
-    const own = buffers.chainBuffer(key);
-    if (present) topChains.push({ table, chain, key, rules: own });
-    return elide ? own : new TeeSink(rules, own);
-  };
-  const fServices = top('filter', SERVICES, filterRules);
-  const fExternal = top('filter', EXTERNAL_SERVICES, filterRules);
-  const fForward = top('filter', FORWARD, filterRules);
-  const fNodePorts = top('filter', NODEPORTS, filterRules);
-  const fProxyFirewall = top('filter', PROXY_FIREWALL, filterRules);
-  const fKubeletFirewall = top('filter', KUBELET_FIREWALL, filterRules, kubeletFirewall);
-  const nServices = top('nat', SERVICES, natRules);
-  const nNodePorts = top('nat', NODEPORTS, natRules);
-  const nPostrouting = top('nat', POSTROUTING, natRules);
-  const nMarkMasq = top('nat', MARK_MASQ, natRules);
-
-  // Chain lines for all the "top-level" chains we'll be filling in (when eliding: after the loop).
-  if (!elide) {
-    filterChains.write(makeChainLine(SERVICES));
-    filterChains.write(makeChainLine(EXTERNAL_SERVICES));
-    filterChains.write(makeChainLine(FORWARD));
-    filterChains.write(makeChainLine(NODEPORTS));
-    filterChains.write(makeChainLine(PROXY_FIREWALL));
-    natChains.write(makeChainLine(SERVICES));
-    natChains.write(makeChainLine(NODEPORTS));
-    natChains.write(makeChainLine(POSTROUTING));
-    natChains.write(makeChainLine(MARK_MASQ));
-  }
+  const top = openTopLevelChains(buffers, memo, elide, kubeletFirewall);
+  if (!elide) writeTopLevelChainLines(buffers);
 
   // Kubernetes-specific postrouting and masquerade-mark rules.
-  writeMasqueradeChains(nPostrouting, nMarkMasq, mark, options.randomFully);
+  writeMasqueradeChains(top.nPostrouting, top.nMarkMasq, mark, options.randomFully);
 
   if (kubeletFirewall) {
-    if (!elide) filterChains.write(makeChainLine(KUBELET_FIREWALL));
-    writeKubeletFirewall(fKubeletFirewall);
+    if (!elide) buffers.filterChains.write(makeChainLine(KUBE_CHAINS.KUBELET_FIREWALL));
+    writeKubeletFirewall(top.fKubeletFirewall);
   }
-
-  // Sorted for determinism (see header, item 1).
-  const services = sortedEntries(serviceMap);
 
   const totalEndpoints = countEndpoints(serviceMap, endpointsMap);
   const largeClusterMode = totalEndpoints > LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
+  const localhostNodePortsNfacct = localhostNodePorts && (options.nfacct?.localhostNodePortAccepted ?? false);
+  const w = serviceWriteContext(top, buffers, names, detector, largeClusterMode, localhostNodePortsNfacct);
+  // Sorted for determinism (README: service order).
+  const noLocalEndpoints = writeServicePorts(w, sortedEntries(serviceMap), endpointsMap, changedServices, planContextOf(options, detector.implemented));
 
-  // Every Kubernetes decision per service port is core's plan; the writers only turn it into rules.
-  const planContext: ServicePlanContext = {
+  // Delete chains no longer in use (README: stale chain deletion).
+  const deletedChains =
+    existingNatChains === null ? 0 : writeStaleChainDeletions(existingNatChains, w.activeNatChains, buffers.natChains, buffers.natRules);
+
+  // Finally, tail-call to the nodePorts chain. This needs to be after all other service portal rules.
+  writeNodePortsJump(top.nServices, nodePortPlan, options.family === 'IPv6');
+
+  // Drop INVALID packets unless nf_conntrack_tcp_be_liberal is set.
+  writeForwardRules(top.fForward, mark, !(options.conntrackTCPLiberal ?? false), options.nfacct?.ctStateInvalidDropped ?? false);
+
+  // Top-level chains with a memo: decide which to write (partial) and what to commit (both).
+  const settled = settleTopLevelChains(memo, elide, top, buffers);
+
+  // Last guard (README: hostile input): the bytes are exactly the lines written, none broken or too long.
+  assertRestorePayload(buffers.chunks(), buffers.lines);
+
+  names.endSync();
+
+  return lazyRenderResult(buffers, {
+    w,
+    settled,
+    deletedChains,
+    staleChainCleanupRan: existingNatChains !== null,
+    noLocalEndpoints,
+    largeClusterMode,
+    totalEndpoints,
+  });
+}
+
+/** Every Kubernetes decision per service port is core's plan; the writers only turn it into rules. */
+function planContextOf(options: RenderOptions, localDetection: boolean): ServicePlanContext {
+  return {
     nodeName: options.nodeName,
     nodeLabels: options.nodeLabels,
     topologyGates: options.topologyGates,
     masqueradeAll: options.masqueradeAll,
-    localDetection: detector.implemented,
+    localDetection,
     nodeIP: options.nodeIP ?? null,
   };
-  const w: ServiceWriteContext = {
-    fServices,
-    fExternal,
-    fNodePorts,
-    fProxyFirewall,
-    nServices,
-    nNodePorts,
-    natChains,
-    natRules,
+}
+
+/** The one context every per-service writer of this render shares (sinks, options' text, bookkeeping). */
+function serviceWriteContext(
+  top: TopLevelChains,
+  buffers: RenderBuffers,
+  names: ChainNameCache,
+  detector: LocalDetectorArgs,
+  largeClusterMode: boolean,
+  localhostNodePortsNfacct: boolean,
+): ServiceWriteContext {
+  return {
+    fServices: top.fServices,
+    fExternal: top.fExternal,
+    fNodePorts: top.fNodePorts,
+    fProxyFirewall: top.fProxyFirewall,
+    nServices: top.nServices,
+    nNodePorts: top.nNodePorts,
+    natChains: buffers.natChains,
+    natRules: buffers.natRules,
     detector,
     names,
     largeClusterMode,
@@ -355,88 +266,27 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     skippedNatChains: 0,
     skippedNatRules: 0,
   };
-  const activeNatChains = w.activeNatChains;
+}
 
-  let noLocalInternal = 0;
-  let noLocalExternal = 0;
+/** What a render counted, for its RenderResult. */
+interface RenderTally {
+  readonly w: ServiceWriteContext;
+  readonly settled: TopLevelOutcome;
+  readonly deletedChains: number;
+  readonly staleChainCleanupRan: boolean;
+  readonly noLocalEndpoints: NoLocalEndpoints;
+  readonly largeClusterMode: boolean;
+  readonly totalEndpoints: number;
+}
 
-  for (let si = 0; si < services.length; si++) {
-    const [svcKey, svc] = services[si];
-    const protocol = lowerProtocol(svc.protocol);
-    const chains: ServiceChainNames = names.service(svc.name.key, svc.protocol);
-    // Names reach comments only as comment-safe text; every other value must be canonical (header, item 13).
-    checkServiceOnce(names, chains, svc);
-
-    const plan = planServicePort(svc, endpointsMap.get(svcKey) ?? EMPTY_ENDPOINTS, planContext);
-    // 'drop' is the verdict of a Local policy with no local endpoint (the metric's meaning).
-    if (plan.internalVerdict === 'drop') noLocalInternal++;
-    if (plan.externalVerdict === 'drop') noLocalExternal++;
-
-    const proto = `-m ${protocol} -p ${protocol}`;
-
-    // Top-level chains: captures and verdicts of every address the port answers on.
-    writeClusterIPCapture(w, plan, chains, proto);
-    writeExternalIPs(w, plan, chains, proto);
-    writeLoadBalancerIPs(w, plan, chains, proto);
-    writeNodePort(w, plan, chains, proto);
-    writeHealthCheckNodePort(w, plan, chains);
-
-    // Partial sync: unchanged services keep their SVC/SVL/EXT/FW/SEP chains. Upstream still
-    // "writes" them to discarding buffers (for the metrics); we only count the lines.
-    const emit = changedServices === null || changedServices.has(`${svc.name.namespace}/${svc.name.name}`);
-
-    // Per-service chains, in upstream's order.
-    writeClusterIPMasquerade(w, plan, chains, proto, emit);
-    writeExternalChain(w, plan, chains, emit);
-    writeFirewallChain(w, plan, chains, emit);
-    writePolicyChains(w, plan, chains, emit);
-    writeEndpointChains(w, plan, chains, proto, emit);
-  }
-
-  // Delete chains no longer in use (see header, item 2).
-  const deletedChains = existingNatChains === null ? 0 : writeStaleChainDeletions(existingNatChains, activeNatChains, natChains, natRules);
-
-  // Finally, tail-call to the nodePorts chain. This needs to be after all other service portal rules.
-  writeNodePortsJump(nServices, nodePortPlan, isIPv6);
-
-  // Drop INVALID packets unless nf_conntrack_tcp_be_liberal is set.
-  writeForwardRules(fForward, mark, !(options.conntrackTCPLiberal ?? false), nfacctInvalid);
-
-  // Top-level chains with a memo: decide which to write (partial) and what to commit (both).
-  const elidedChains: string[] = [];
-  let elidedFilterRules = 0;
-  let elidedNatRules = 0;
-  let appliedChainUpdate: AppliedChainUpdate | null = null;
-  if (memo !== null) {
-    const written: Array<readonly [string, LineBuffer]> = [];
-    for (const t of topChains) {
-      if (!elide) {
-        written.push([t.key, t.rules]);
-      } else if (memo.matches(t.key, t.rules)) {
-        elidedChains.push(t.key);
-        if (t.table === 'filter') elidedFilterRules += t.rules.lines;
-        else elidedNatRules += t.rules.lines;
-      } else {
-        // Written in full: the chain line flushes the kernel's copy, then its rules.
-        if (t.table === 'filter') {
-          filterChains.write(makeChainLine(t.chain));
-          filterRules.writeFrom(t.rules);
-        } else {
-          buffers.natTopChains.write(makeChainLine(t.chain));
-          buffers.natTopRules.writeFrom(t.rules);
-        }
-        written.push([t.key, t.rules]);
-      }
-    }
-    appliedChainUpdate = new AppliedChainUpdate(memo, memo.epoch, buffers, buffers.generation, written);
-  }
-  const natRulesWritten = natRules.lines + buffers.natTopRules.lines - deletedChains;
-
-  // Last guard (header, item 13): the bytes are exactly the lines written, none broken or too long.
-  assertRestorePayload(buffers.chunks(), buffers.lines);
-
-  names.endSync();
-
+/**
+ * The result over the render's reusable buffers: the payload views are built on first read (an
+ * 18 MB string costs ~80 ms at 10k services) and refuse to be read once a later render reused
+ * the buffers (RenderResult.payload).
+ */
+function lazyRenderResult(buffers: RenderBuffers, t: RenderTally): RenderResult {
+  const { filterRules, natChains, natRules } = buffers;
+  const natRulesWritten = natRules.lines + buffers.natTopRules.lines - t.deletedChains;
   const generation = buffers.generation;
   let payloadBytes: Buffer | undefined;
   let payloadText: string | undefined;
@@ -459,18 +309,18 @@ export function renderRuleset(input: RenderInput, options: RenderOptions, names:
     },
     payloadLength: buffers.length,
     filterRuleCount: filterRules.lines,
-    filterRuleCountTotal: filterRules.lines + elidedFilterRules,
+    filterRuleCountTotal: filterRules.lines + t.settled.elidedFilterRules,
     natRuleCount: natRulesWritten,
-    natRuleCountTotal: natRulesWritten + w.skippedNatRules + elidedNatRules,
+    natRuleCountTotal: natRulesWritten + t.w.skippedNatRules + t.settled.elidedNatRules,
     natChainCount: natChains.lines + buffers.natTopChains.lines,
-    skippedNatChainCount: w.skippedNatChains,
-    elidedChains,
-    appliedChainUpdate,
-    activeNatChains,
-    staleChainsDeleted: deletedChains,
-    staleChainCleanupRan: existingNatChains !== null,
-    noLocalEndpoints: { internal: noLocalInternal, external: noLocalExternal },
-    largeClusterMode,
-    totalEndpoints,
+    skippedNatChainCount: t.w.skippedNatChains,
+    elidedChains: t.settled.elidedChains,
+    appliedChainUpdate: t.settled.appliedChainUpdate,
+    activeNatChains: t.w.activeNatChains,
+    staleChainsDeleted: t.deletedChains,
+    staleChainCleanupRan: t.staleChainCleanupRan,
+    noLocalEndpoints: t.noLocalEndpoints,
+    largeClusterMode: t.largeClusterMode,
+    totalEndpoints: t.totalEndpoints,
   };
 }
