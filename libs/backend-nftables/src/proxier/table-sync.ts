@@ -18,6 +18,8 @@ import type { KernelTableState } from '../kernel/kernel-table-state.js';
 import { isAffinitySetName } from '../names/object-names.js';
 import { SET } from '../render/table-names.js';
 import type { TableSkeleton } from '../render/table-skeleton.js';
+import type { StepPlan } from './step-plan.js';
+import { newStepPlan } from './step-plan.js';
 
 /** Owner key of the skeleton's own elements (nodeport-ips). */
 const SKELETON_OWNER = '';
@@ -30,6 +32,44 @@ export const STALE_CHAIN_DELAY_MS = 1000;
 
 function fingerprint(rules: readonly string[]): string {
   return rules.join('\n');
+}
+
+/** Sets each key to its value, or deletes it where the value is undefined. */
+function applyToMap<V>(target: Map<string, V>, after: ReadonlyMap<string, V | undefined>): void {
+  for (const [k, v] of after) {
+    if (v === undefined) target.delete(k);
+    else target.set(k, v);
+  }
+}
+
+/**
+ * A service port's affinity sets against the committed ones. Returns the chains to rewrite even if
+ * unchanged: a changed timeout means delete + add, so every chain naming the set is flushed before
+ * and rewritten after.
+ */
+function planAffinitySets(plan: StepPlan, key: string, render: ServicePortRender | undefined, old: ServicePortRender | undefined): Set<string> {
+  const forceRewrite = new Set<string>();
+  const wanted = new Map<string, AffinitySet>();
+  for (const a of render?.affinitySets ?? []) wanted.set(a.name, a);
+  for (const a of wanted.values()) {
+    plan.objectOwner.set(a.name, key);
+    const before = plan.affinityState.get(a.name);
+    if (before === undefined) plan.newSets.push(a.name);
+    else if (before !== a.timeoutSeconds) {
+      // Re-added after its delete (writeStep's `readded`): an `add set` first would meet the old set.
+      plan.setDeletes.push(a.name);
+      for (const c of render?.chains ?? []) forceRewrite.add(c.name);
+    }
+    plan.affinityAfter.set(a.name, a.timeoutSeconds);
+  }
+  for (const a of old?.affinitySets ?? []) {
+    if (!wanted.has(a.name)) {
+      plan.objectOwner.set(a.name, key);
+      plan.setDeletes.push(a.name);
+      plan.affinityAfter.set(a.name, undefined);
+    }
+  }
+  return forceRewrite;
 }
 
 /** The transaction(s) of one sync, and what committing each one makes true. */
@@ -116,116 +156,78 @@ export class TableSync {
    */
   step(skeleton: TableSkeleton | null, changes: Iterable<ServiceChange>, now: number, options: StepOptions = {}): SyncStep {
     const tx = new NftTransaction(this.family);
-    const rebuild = options.rebuild === true;
-    const deferElements = options.deferElements === true;
-    const base = rebuild ? null : this.skeleton;
-    if (rebuild) tx.addTable().deleteTable();
+    const plan = newStepPlan(options.rebuild === true, options.deferElements === true, this.chains, this.affinity);
+    if (plan.rebuild) tx.addTable().deleteTable();
 
     // Phases, so every line only names what exists by then (see the class comment).
-    const newSets: string[] = [];
-    const newChains: string[] = [];
-    const flushes: string[] = [];
-    const setDeletes: string[] = [];
-    const ruleLines: Array<readonly [string, readonly string[]]> = [];
-    const dirty = new Set<string>();
-    const commitFns: Array<() => void> = [];
-    // Which service port each chain, set and element of this step is written for: nft names the
-    // line it refuses, and the proxier leaves that service port out of the retry.
-    const objectOwner = new Map<string, string>();
-    const elementOwner = new Map<string, string>();
+    if (skeleton) this.planSkeleton(tx, plan, skeleton);
+    else if (plan.rebuild || !this.skeleton) throw new Error('nftables: the table skeleton must come with the first transaction');
+    for (const change of changes) this.planService(plan, change, now);
+    this.planElements(plan);
+    this.writeStep(tx, plan);
+    return { tx, commit: () => this.commitStep(plan) };
+  }
 
-    let skeletonPrints: Map<string, string> | null = null;
-    if (skeleton) {
-      skeletonPrints = new Map();
-      if (!base || this.redeclare) {
-        tx.addTable();
-        for (const s of skeleton.sets) tx.addSet(s);
-        for (const m of skeleton.maps) tx.addMap(m);
-      }
-      for (const c of skeleton.chains) {
-        const fp = fingerprint(c.rules);
-        skeletonPrints.set(c.decl.name, fp);
-        const before = base?.get(c.decl.name);
-        if (before === fp) continue;
-        tx.addChain(c.decl);
-        if (before !== undefined) tx.flushChain(c.decl.name);
-        ruleLines.push([c.decl.name, c.rules]);
-      }
-      this.own(SKELETON_OWNER, skeleton.nodePortIPs.map((ip) => ({ container: SET.nodePortIPs, key: ip })), dirty);
-    } else if (!base) {
-      throw new Error('nftables: the table skeleton must come with the first transaction');
+  /** The skeleton's declarations (first time, or after adopt()) and its chains whose rules changed; claims its nodeport-ips elements. */
+  private planSkeleton(tx: NftTransaction, plan: StepPlan, skeleton: TableSkeleton): void {
+    const base = plan.rebuild ? null : this.skeleton;
+    const prints = new Map<string, string>();
+    plan.skeletonPrints = prints;
+    if (!base || this.redeclare) {
+      tx.addTable();
+      for (const s of skeleton.sets) tx.addSet(s);
+      for (const m of skeleton.maps) tx.addMap(m);
     }
-
-    const chainState = rebuild ? new Map<string, string>() : this.chains;
-    const affinityState = rebuild ? new Map<string, number>() : this.affinity;
-    const staleNow = new Map<string, number>();
-    const reused = new Set<string>();
-    const servicesAfter = new Map<string, ServicePortRender | undefined>();
-    const chainsAfter = new Map<string, string | undefined>();
-    const affinityAfter = new Map<string, number | undefined>();
-
-    for (const { key, render } of changes) {
-      const old = rebuild ? undefined : this.services.get(key);
-      servicesAfter.set(key, render);
-      const forceRewrite = new Set<string>();
-      // Affinity sets first: a changed timeout means delete + add, so every chain naming the set
-      // is flushed before and rewritten after.
-      const wanted = new Map<string, AffinitySet>();
-      for (const a of render?.affinitySets ?? []) wanted.set(a.name, a);
-      for (const a of wanted.values()) {
-        objectOwner.set(a.name, key);
-        const before = affinityState.get(a.name);
-        if (before === undefined) newSets.push(a.name);
-        else if (before !== a.timeoutSeconds) {
-          // Re-added after its delete (`readded` below): an `add set` first would meet the old set.
-          setDeletes.push(a.name);
-          for (const c of render?.chains ?? []) forceRewrite.add(c.name);
-        }
-        affinityAfter.set(a.name, a.timeoutSeconds);
-      }
-      for (const a of old?.affinitySets ?? []) {
-        if (!wanted.has(a.name)) {
-          objectOwner.set(a.name, key);
-          setDeletes.push(a.name);
-          affinityAfter.set(a.name, undefined);
-        }
-      }
-      const newNames = new Set<string>();
-      for (const c of render?.chains ?? []) {
-        newNames.add(c.name);
-        objectOwner.set(c.name, key);
-        const fp = fingerprint(c.rules);
-        const before = chainState.get(c.name);
-        chainsAfter.set(c.name, fp);
-        if (before === fp && !forceRewrite.has(c.name)) continue;
-        if (before === undefined) {
-          newChains.push(c.name);
-          if (this.staleChains.has(c.name)) reused.add(c.name);
-        } else {
-          newChains.push(c.name);
-          flushes.push(c.name);
-        }
-        ruleLines.push([c.name, c.rules]);
-      }
-      for (const c of old?.chains ?? []) {
-        if (newNames.has(c.name)) continue;
-        objectOwner.set(c.name, key);
-        flushes.push(c.name);
-        staleNow.set(c.name, now);
-        chainsAfter.set(c.name, undefined);
-      }
-      this.own(key, render?.elements ?? [], dirty, elementOwner);
+    for (const c of skeleton.chains) {
+      const fp = fingerprint(c.rules);
+      prints.set(c.decl.name, fp);
+      const before = base?.get(c.decl.name);
+      if (before === fp) continue;
+      tx.addChain(c.decl);
+      if (before !== undefined) tx.flushChain(c.decl.name);
+      plan.ruleLines.push([c.decl.name, c.rules]);
     }
+    this.own(SKELETON_OWNER, skeleton.nodePortIPs.map((ip) => ({ container: SET.nodePortIPs, key: ip })), plan.dirty);
+  }
 
+  /** One service port's affinity sets, chains and element claims against what was committed. */
+  private planService(plan: StepPlan, { key, render }: ServiceChange, now: number): void {
+    const old = plan.rebuild ? undefined : this.services.get(key);
+    plan.servicesAfter.set(key, render);
+    const forceRewrite = planAffinitySets(plan, key, render, old);
+    const newNames = new Set<string>();
+    for (const c of render?.chains ?? []) {
+      newNames.add(c.name);
+      plan.objectOwner.set(c.name, key);
+      const fp = fingerprint(c.rules);
+      const before = plan.chainState.get(c.name);
+      plan.chainsAfter.set(c.name, fp);
+      if (before === fp && !forceRewrite.has(c.name)) continue;
+      plan.newChains.push(c.name);
+      if (before === undefined) {
+        if (this.staleChains.has(c.name)) plan.reused.add(c.name);
+      } else {
+        plan.flushes.push(c.name);
+      }
+      plan.ruleLines.push([c.name, c.rules]);
+    }
+    for (const c of old?.chains ?? []) {
+      if (newNames.has(c.name)) continue;
+      plan.objectOwner.set(c.name, key);
+      plan.flushes.push(c.name);
+      plan.staleNow.set(c.name, now);
+      plan.chainsAfter.set(c.name, undefined);
+    }
+    this.own(key, render?.elements ?? [], plan.dirty, plan.elementOwner);
+  }
+
+  /** Element changes of every claim touched (and of failed steps not settled yet), deletes before adds. */
+  private planElements(plan: StepPlan): void {
     // Elements a failed transaction meant to change are still to be settled.
-    for (const ck of this.unsettled) dirty.add(ck);
-    for (const ck of dirty) this.unsettled.add(ck);
-
-    // Element changes, deletes before adds (a changed value is a delete and an add).
-    const elementDeletes: Array<readonly [string, string]> = [];
-    const elementAdds: PlacedElement[] = [];
-    const elementsAfter: Array<readonly [string, string, string | undefined]> = [];
-    for (const ck of deferElements ? [] : dirty) {
+    for (const ck of this.unsettled) plan.dirty.add(ck);
+    for (const ck of plan.dirty) this.unsettled.add(ck);
+    if (plan.deferElements) return;
+    for (const ck of plan.dirty) {
       const sep = ck.indexOf('\0');
       const container = ck.slice(0, sep);
       const key = ck.slice(sep + 1);
@@ -233,67 +235,66 @@ export class TableSync {
       const desired = owners && owners.size > 0 ? owners.values().next().value : undefined;
       // The element written is its first owner's (also in a later, deferred step of a cold start).
       const first = owners && owners.size > 0 ? (owners.keys().next().value as string) : SKELETON_OWNER;
-      if (first !== SKELETON_OWNER) elementOwner.set(ck, first);
-      const applied = rebuild ? undefined : this.elements.get(container)?.get(key);
+      if (first !== SKELETON_OWNER) plan.elementOwner.set(ck, first);
+      const applied = plan.rebuild ? undefined : this.elements.get(container)?.get(key);
       const body = desired ? elementBody(desired) : undefined;
       if (body === applied) continue;
-      if (applied !== undefined) elementDeletes.push([container, key]);
-      if (desired) elementAdds.push(desired);
-      elementsAfter.push([container, key, body]);
+      // A changed value is a delete and an add.
+      if (applied !== undefined) plan.elementDeletes.push([container, key]);
+      if (desired) plan.elementAdds.push(desired);
+      plan.elementsAfter.push([container, key, body]);
     }
+  }
 
+  /** The step's lines in an order where each names only what exists by then. */
+  private writeStep(tx: NftTransaction, plan: StepPlan): void {
+    const { objectOwner, elementOwner, affinityAfter } = plan;
     const owned = (name: string): NftTransaction => tx.ownedBy(objectOwner.get(name));
-    for (const name of newSets) {
-      const timeout = affinityAfter.get(name)!;
-      owned(name).addSet({ name, type: this.family === 'ip6' ? 'ipv6_addr' : 'ipv4_addr', flags: ['dynamic', 'timeout'], timeoutSeconds: timeout });
+    const setType = this.family === 'ip6' ? 'ipv6_addr' : 'ipv4_addr';
+    for (const name of plan.newSets) {
+      owned(name).addSet({ name, type: setType, flags: ['dynamic', 'timeout'], timeoutSeconds: affinityAfter.get(name)! });
     }
     // A set whose timeout changed is deleted and re-added: its add must follow its delete.
-    const readded = new Set(setDeletes.filter((s) => affinityAfter.get(s) !== undefined));
-    for (const name of newChains) owned(name).addChain(name);
-    for (const name of flushes) owned(name).flushChain(name);
-    for (const [container, key] of elementDeletes) tx.ownedBy(elementOwner.get(`${container}\0${key}`)).deleteElement(container, key);
-    for (const name of setDeletes) owned(name).deleteSet(name);
-    for (const name of readded) owned(name).addSet({ name, type: this.family === 'ip6' ? 'ipv6_addr' : 'ipv4_addr', flags: ['dynamic', 'timeout'], timeoutSeconds: affinityAfter.get(name)! });
-    for (const [chain, rules] of ruleLines) for (const r of rules) owned(chain).addRule(chain, r);
-    for (const e of elementAdds) tx.ownedBy(elementOwner.get(`${e.container}\0${e.key}`)).addElement(e.container, e);
+    const readded = new Set(plan.setDeletes.filter((s) => affinityAfter.get(s) !== undefined));
+    for (const name of plan.newChains) owned(name).addChain(name);
+    for (const name of plan.flushes) owned(name).flushChain(name);
+    for (const [container, key] of plan.elementDeletes) tx.ownedBy(elementOwner.get(`${container}\0${key}`)).deleteElement(container, key);
+    for (const name of plan.setDeletes) owned(name).deleteSet(name);
+    for (const name of readded) owned(name).addSet({ name, type: setType, flags: ['dynamic', 'timeout'], timeoutSeconds: affinityAfter.get(name)! });
+    for (const [chain, rules] of plan.ruleLines) for (const r of rules) owned(chain).addRule(chain, r);
+    for (const e of plan.elementAdds) tx.ownedBy(elementOwner.get(`${e.container}\0${e.key}`)).addElement(e.container, e);
     tx.ownedBy(undefined);
+  }
 
-    commitFns.push(() => {
-      if (!deferElements) for (const ck of dirty) this.unsettled.delete(ck);
-      if (rebuild) {
-        this.services.clear();
-        this.chains.clear();
-        this.affinity.clear();
-        this.elements.clear();
-        this.staleChains.clear();
-      }
-      if (skeletonPrints) {
-        this.skeleton = skeletonPrints;
-        this.redeclare = false;
-      }
-      for (const name of affinityAfter.keys()) this.adoptedSets.delete(name);
-      for (const [k, r] of servicesAfter) {
-        if (r) this.services.set(k, r);
-        else this.services.delete(k);
-      }
-      for (const [c, fp] of chainsAfter) {
-        if (fp === undefined) this.chains.delete(c);
-        else this.chains.set(c, fp);
-      }
-      for (const c of reused) this.staleChains.delete(c);
-      for (const [c, t] of staleNow) this.staleChains.set(c, t);
-      for (const [s, t] of affinityAfter) {
-        if (t === undefined) this.affinity.delete(s);
-        else this.affinity.set(s, t);
-      }
-      for (const [container, key, body] of elementsAfter) {
-        let m = this.elements.get(container);
-        if (!m) this.elements.set(container, (m = new Map()));
-        if (body === undefined) m.delete(key);
-        else m.set(key, body);
-      }
-    });
-    return { tx, commit: () => commitFns.forEach((f) => f()) };
+  /** Records what the step made true; called only after the kernel accepted its transaction. */
+  private commitStep(plan: StepPlan): void {
+    if (!plan.deferElements) for (const ck of plan.dirty) this.unsettled.delete(ck);
+    if (plan.rebuild) {
+      this.services.clear();
+      this.chains.clear();
+      this.affinity.clear();
+      this.elements.clear();
+      this.staleChains.clear();
+    }
+    if (plan.skeletonPrints) {
+      this.skeleton = plan.skeletonPrints;
+      this.redeclare = false;
+    }
+    for (const name of plan.affinityAfter.keys()) this.adoptedSets.delete(name);
+    for (const [k, r] of plan.servicesAfter) {
+      if (r) this.services.set(k, r);
+      else this.services.delete(k);
+    }
+    applyToMap(this.chains, plan.chainsAfter);
+    for (const c of plan.reused) this.staleChains.delete(c);
+    for (const [c, t] of plan.staleNow) this.staleChains.set(c, t);
+    applyToMap(this.affinity, plan.affinityAfter);
+    for (const [container, key, body] of plan.elementsAfter) {
+      let m = this.elements.get(container);
+      if (!m) this.elements.set(container, (m = new Map()));
+      if (body === undefined) m.delete(key);
+      else m.set(key, body);
+    }
   }
 
   /** The next skeleton step declares the table, sets and maps again (idempotent `add`s): after adopt(). */

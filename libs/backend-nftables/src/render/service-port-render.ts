@@ -51,63 +51,128 @@ function verdictOf(v: 'reject' | 'drop' | null): string {
   return v === 'drop' ? 'drop' : REJECT_VERDICT;
 }
 
+/** The names one service port's objects use, computed once per render and passed to each step. */
+interface PortNames {
+  readonly svc: ServicePortPlan['service'];
+  readonly protocol: string;
+  readonly port: string;
+  readonly clusterChain: string;
+  readonly localChain: string;
+  readonly externalChain: string;
+  readonly firewallChain: string;
+  /** The chain the cluster IP leads to, and the one external traffic is balanced by. */
+  readonly internalChain: string;
+  readonly externalPolicyChain: string;
+  /** Comment of the no-endpoint elements: the service port's name. */
+  readonly comment: string;
+}
+
+function portNames(plan: ServicePortPlan, ctx: RenderContext): PortNames {
+  const svc = plan.service;
+  const base = ctx.names.service(svc.name);
+  const clusterChain = CLUSTER_POLICY_PREFIX + base;
+  const localChain = LOCAL_POLICY_PREFIX + base;
+  return {
+    svc,
+    protocol: svc.protocol.toLowerCase(),
+    port: String(svc.port),
+    clusterChain,
+    localChain,
+    externalChain: EXTERNAL_PREFIX + base,
+    firewallChain: FIREWALL_PREFIX + base,
+    internalChain: plan.internalEndpoints === 'local' ? localChain : clusterChain,
+    externalPolicyChain: plan.externalEndpoints === 'local' ? localChain : clusterChain,
+    comment: svc.name.key,
+  };
+}
+
+function endpointChain(ctx: RenderContext, n: PortNames, ep: Endpoint): string {
+  return ENDPOINT_PREFIX + ctx.names.endpoint(n.svc.name, ep);
+}
+
+function affinitySetName(ctx: RenderContext, n: PortNames, ep: Endpoint): string {
+  return AFFINITY_PREFIX + ctx.names.endpoint(n.svc.name, ep);
+}
+
 /** Rules sending a policy chain's traffic to its endpoints: affinity first, then a random pick. */
-function endpointDispatch(ipX: string, endpoints: readonly Endpoint[], chainOf: (ep: Endpoint) => string, affinityOf: ((ep: Endpoint) => string) | null): string[] {
+function endpointDispatch(ctx: RenderContext, n: PortNames, endpoints: readonly Endpoint[], affinity: boolean): string[] {
+  const ipX = ctx.family;
   const rules: string[] = [];
-  if (affinityOf) for (const ep of endpoints) rules.push(`${ipX} saddr @${affinityOf(ep)} goto ${chainOf(ep)}`);
+  if (affinity) for (const ep of endpoints) rules.push(`${ipX} saddr @${affinitySetName(ctx, n, ep)} goto ${endpointChain(ctx, n, ep)}`);
   let vmap = '';
-  for (let i = 0; i < endpoints.length; i++) vmap += `${i === 0 ? '' : ' , '}${i} : goto ${chainOf(endpoints[i])}`;
+  for (let i = 0; i < endpoints.length; i++) vmap += `${i === 0 ? '' : ' , '}${i} : goto ${endpointChain(ctx, n, endpoints[i])}`;
   rules.push(`numgen random mod ${endpoints.length} vmap { ${vmap} }`);
   return rules;
 }
 
-export function renderServicePort(plan: ServicePortPlan, ctx: RenderContext): ServicePortRender {
-  const svc = plan.service;
-  const ipX = ctx.family;
-  const protocol = svc.protocol.toLowerCase();
-  const port = String(svc.port);
-  const base = ctx.names.service(svc.name);
-  const clusterChain = CLUSTER_POLICY_PREFIX + base;
-  const localChain = LOCAL_POLICY_PREFIX + base;
-  const externalChain = EXTERNAL_PREFIX + base;
-  const firewallChain = FIREWALL_PREFIX + base;
-  const comment = svc.name.key;
-  const epBase = (ep: Endpoint) => ctx.names.endpoint(svc.name, ep);
-  const epChain = (ep: Endpoint) => ENDPOINT_PREFIX + epBase(ep);
-  const affinityOf = plan.sessionAffinity ? (ep: Endpoint) => AFFINITY_PREFIX + epBase(ep) : null;
+/**
+ * Upstream's nftables mode guards load-balancer IPs by source range whether or not the service has
+ * endpoints (its iptables mode, and so core's plan.firewalled, only with endpoints): decided from
+ * the service itself here, to stay rule for rule with the nftables proxier.
+ */
+function usesFirewall(plan: ServicePortPlan): boolean {
+  return plan.loadBalancerIPs.length > 0 && plan.service.loadBalancerSourceRanges.length > 0;
+}
 
+export function renderServicePort(plan: ServicePortPlan, ctx: RenderContext): ServicePortRender {
+  const n = portNames(plan, ctx);
   const chains: ChainContent[] = [];
-  const elements: PlacedElement[] = [];
   const affinitySets: AffinitySet[] = [];
 
-  const internalChain = plan.internalEndpoints === 'local' ? localChain : clusterChain;
-  const externalPolicyChain = plan.externalEndpoints === 'local' ? localChain : clusterChain;
-  const usesExternalChain = plan.externalMasquerade !== 'none';
-  const hasEndpoints = plan.hasEndpoints;
-  const internalVerdict = verdictOf(plan.internalVerdict);
-  const externalVerdict = verdictOf(plan.externalVerdict);
+  // Rules of the policy chain the cluster IP leads to start with its masquerade rule.
+  const clusterRules: string[] = [];
+  const localRules: string[] = [];
+  const masq = clusterIPMasquerade(plan, ctx);
+  if (masq !== null) (n.internalChain === n.localChain ? localRules : clusterRules).push(masq);
 
-  // Elements: where each of the port's addresses sends its traffic.
-  elements.push({ container: SET.clusterIPs, key: plan.clusterIP });
+  if (plan.externalMasquerade !== 'none') chains.push({ name: n.externalChain, rules: externalChainRules(plan, ctx, n) });
+  if (usesFirewall(plan)) chains.push({ name: n.firewallChain, rules: [firewallRule(plan, ctx)] });
+
+  const affinity = plan.sessionAffinity;
+  if (affinity) {
+    for (const ep of plan.reachableEndpoints) affinitySets.push({ name: affinitySetName(ctx, n, ep), timeoutSeconds: plan.affinitySeconds });
+  }
+  if (plan.balancesClusterEndpoints) {
+    clusterRules.push(...endpointDispatch(ctx, n, endpointSetOf(plan, 'cluster'), affinity));
+    chains.push({ name: n.clusterChain, rules: clusterRules });
+  }
+  if (plan.balancesLocalEndpoints) {
+    localRules.push(...endpointDispatch(ctx, n, endpointSetOf(plan, 'local'), affinity));
+    chains.push({ name: n.localChain, rules: localRules });
+  }
+  writeEndpointChains(plan, ctx, n, chains);
+
+  return {
+    chains,
+    affinitySets,
+    elements: placeElements(plan, n),
+    noLocalInternal: plan.hasEndpoints && !plan.internalReachable,
+    noLocalExternal: plan.hasEndpoints && !plan.externalReachable,
+  };
+}
+
+/** Elements: where each of the port's addresses sends its traffic (a policy chain, or a no-endpoints verdict). */
+function placeElements(plan: ServicePortPlan, n: PortNames): PlacedElement[] {
+  const { protocol, port, comment } = n;
+  const hasEndpoints = plan.hasEndpoints;
+  const externalVerdict = verdictOf(plan.externalVerdict);
+  const toExternal = `goto ${n.externalChain}`;
+  const elements: PlacedElement[] = [{ container: SET.clusterIPs, key: plan.clusterIP }];
   const clusterKey = `${plan.clusterIP} . ${protocol} . ${port}`;
-  if (plan.internalReachable) elements.push({ container: MAP.serviceIPs, key: clusterKey, value: `goto ${internalChain}` });
-  else elements.push({ container: MAP.noEndpointServices, key: clusterKey, value: internalVerdict, comment });
+  if (plan.internalReachable) elements.push({ container: MAP.serviceIPs, key: clusterKey, value: `goto ${n.internalChain}` });
+  else elements.push({ container: MAP.noEndpointServices, key: clusterKey, value: verdictOf(plan.internalVerdict), comment });
 
   for (const ip of plan.externalIPs) {
     const key = `${ip} . ${protocol} . ${port}`;
-    if (hasEndpoints) elements.push({ container: MAP.serviceIPs, key, value: `goto ${externalChain}` });
+    if (hasEndpoints) elements.push({ container: MAP.serviceIPs, key, value: toExternal });
     if (!plan.externalReachable) elements.push({ container: MAP.noEndpointServices, key, value: externalVerdict, comment });
   }
 
-  // Upstream's nftables mode guards load-balancer IPs by source range whether or not the service
-  // has endpoints (its iptables mode, and so core's plan.firewalled, only with endpoints): decided
-  // from the service itself here, to stay rule for rule with the nftables proxier.
-  const ranges = svc.loadBalancerSourceRanges;
-  const usesFirewall = plan.loadBalancerIPs.length > 0 && ranges.length > 0;
+  const firewalled = usesFirewall(plan);
   for (const ip of plan.loadBalancerIPs) {
     const key = `${ip} . ${protocol} . ${port}`;
-    if (hasEndpoints) elements.push({ container: MAP.serviceIPs, key, value: `goto ${externalChain}` });
-    if (usesFirewall) elements.push({ container: MAP.firewallIPs, key, value: `goto ${firewallChain}` });
+    if (hasEndpoints) elements.push({ container: MAP.serviceIPs, key, value: toExternal });
+    if (firewalled) elements.push({ container: MAP.firewallIPs, key, value: `goto ${n.firewallChain}` });
   }
   if (!plan.externalReachable) {
     for (const ip of plan.loadBalancerIPs) {
@@ -116,68 +181,53 @@ export function renderServicePort(plan: ServicePortPlan, ctx: RenderContext): Se
   }
   if (plan.nodePort !== 0) {
     const key = `${protocol} . ${plan.nodePort}`;
-    if (hasEndpoints) elements.push({ container: MAP.serviceNodePorts, key, value: `goto ${externalChain}` });
+    if (hasEndpoints) elements.push({ container: MAP.serviceNodePorts, key, value: toExternal });
     if (!plan.externalReachable) elements.push({ container: MAP.noEndpointNodePorts, key, value: externalVerdict, comment });
   }
+  return elements;
+}
 
-  // Chains. Rules of the policy chain the cluster IP leads to start with its masquerade rule.
-  const clusterRules: string[] = [];
-  const localRules: string[] = [];
-  if (plan.internalReachable && plan.internalMasquerade !== 'none') {
-    const masq =
-      plan.internalMasquerade === 'all' || !ctx.local
-        ? `${ipX} daddr ${plan.clusterIP} ${MARK_MASQ}`
-        : `${ipX} daddr ${plan.clusterIP} ${ctx.local.notLocal} ${MARK_MASQ}`;
-    (internalChain === localChain ? localRules : clusterRules).push(masq);
-  }
+/** The masquerade rule opening the policy chain the cluster IP leads to, or null when it masquerades nothing. */
+function clusterIPMasquerade(plan: ServicePortPlan, ctx: RenderContext): string | null {
+  if (!plan.internalReachable || plan.internalMasquerade === 'none') return null;
+  const ipX = ctx.family;
+  return plan.internalMasquerade === 'all' || !ctx.local
+    ? `${ipX} daddr ${plan.clusterIP} ${MARK_MASQ}`
+    : `${ipX} daddr ${plan.clusterIP} ${ctx.local.notLocal} ${MARK_MASQ}`;
+}
 
-  if (usesExternalChain) {
-    const rules: string[] = [];
-    if (plan.externalMasquerade === 'all') {
-      rules.push(MARK_MASQ);
-    } else {
-      // Pods and the node itself are not "external": they skip the Local policy (as if going out to
-      // the load balancer and back), and the node's own traffic is masqueraded as its source is a VIP.
-      if (ctx.local) rules.push(ruleText(`${ctx.local.local} goto ${clusterChain}`, 'short-circuit pod traffic'));
-      rules.push(ruleText(`fib saddr type local ${MARK_MASQ}`, 'masquerade local traffic'));
-      rules.push(ruleText(`fib saddr type local goto ${clusterChain}`, 'short-circuit local traffic'));
-    }
-    if (plan.externalReachable) rules.push(`goto ${externalPolicyChain}`);
-    chains.push({ name: externalChain, rules });
+function externalChainRules(plan: ServicePortPlan, ctx: RenderContext, n: PortNames): string[] {
+  const rules: string[] = [];
+  if (plan.externalMasquerade === 'all') {
+    rules.push(MARK_MASQ);
+  } else {
+    // Pods and the node itself are not "external": they skip the Local policy (as if going out to
+    // the load balancer and back), and the node's own traffic is masqueraded as its source is a VIP.
+    if (ctx.local) rules.push(ruleText(`${ctx.local.local} goto ${n.clusterChain}`, 'short-circuit pod traffic'));
+    rules.push(ruleText(`fib saddr type local ${MARK_MASQ}`, 'masquerade local traffic'));
+    rules.push(ruleText(`fib saddr type local goto ${n.clusterChain}`, 'short-circuit local traffic'));
   }
+  if (plan.externalReachable) rules.push(`goto ${n.externalPolicyChain}`);
+  return rules;
+}
 
-  if (usesFirewall) {
-    let sources = ranges.join(' , ');
-    const allowNode = ctx.nodeIP !== null && ranges.some((r) => cidrContains(r, ctx.nodeIP!));
-    // A VIP-like load balancer's IP is often local: the node's own requests then arrive from the VIP.
-    if (allowNode) for (const ip of plan.loadBalancerIPs) sources += ` , ${ip}`;
-    chains.push({ name: firewallChain, rules: [`${ipX} saddr != { ${sources} } drop`] });
-  }
+function firewallRule(plan: ServicePortPlan, ctx: RenderContext): string {
+  const ranges = plan.service.loadBalancerSourceRanges;
+  let sources = ranges.join(' , ');
+  const nodeIP = ctx.nodeIP;
+  const allowNode = nodeIP !== null && ranges.some((r) => cidrContains(r, nodeIP));
+  // A VIP-like load balancer's IP is often local: the node's own requests then arrive from the VIP.
+  if (allowNode) for (const ip of plan.loadBalancerIPs) sources += ` , ${ip}`;
+  return `${ctx.family} saddr != { ${sources} } drop`;
+}
 
-  if (affinityOf) {
-    for (const ep of plan.reachableEndpoints) affinitySets.push({ name: affinityOf(ep), timeoutSeconds: plan.affinitySeconds });
-  }
-  if (plan.balancesClusterEndpoints) {
-    clusterRules.push(...endpointDispatch(ipX, endpointSetOf(plan, 'cluster'), epChain, affinityOf));
-    chains.push({ name: clusterChain, rules: clusterRules });
-  }
-  if (plan.balancesLocalEndpoints) {
-    localRules.push(...endpointDispatch(ipX, endpointSetOf(plan, 'local'), epChain, affinityOf));
-    chains.push({ name: localChain, rules: localRules });
-  }
-  const l4 = `meta l4proto ${protocol} dnat to `;
+function writeEndpointChains(plan: ServicePortPlan, ctx: RenderContext, n: PortNames, chains: ChainContent[]): void {
+  const ipX = ctx.family;
+  const l4 = `meta l4proto ${n.protocol} dnat to `;
   for (const ep of plan.reachableEndpoints) {
     const rules = [`${ipX} saddr ${ep.ip} ${MARK_MASQ}`];
-    if (affinityOf) rules.push(`update @${affinityOf(ep)} { ${ipX} saddr }`);
+    if (plan.sessionAffinity) rules.push(`update @${affinitySetName(ctx, n, ep)} { ${ipX} saddr }`);
     rules.push(l4 + ep.key);
-    chains.push({ name: epChain(ep), rules });
+    chains.push({ name: endpointChain(ctx, n, ep), rules });
   }
-
-  return {
-    chains,
-    affinitySets,
-    elements,
-    noLocalInternal: hasEndpoints && !plan.internalReachable,
-    noLocalExternal: hasEndpoints && !plan.externalReachable,
-  };
 }
