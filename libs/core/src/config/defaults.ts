@@ -39,69 +39,26 @@ export function defaultConfiguration(): KubeProxyConfiguration {
 export function applyDefaults(input: KubeProxyConfigurationInput): KubeProxyConfiguration {
   const i = input;
   const bindAddress = str(i.bindAddress) || '0.0.0.0';
-  const v4 = ipFamilyOf(bindAddress) === 'IPv4';
-  const healthzHost = v4 ? '0.0.0.0' : '[::]';
-  const metricsHost = v4 ? '127.0.0.1' : '[::1]';
-  const healthz = str(i.healthzBindAddress);
-  const metrics = str(i.metricsBindAddress);
-
-  const ipt = i.iptables ?? {};
-  const ipvs = i.ipvs ?? {};
-  const nft = i.nftables ?? {};
-  const ct = i.conntrack ?? {};
-  const cc = i.clientConnection ?? {};
-  const log = i.logging ?? {};
+  const servers = serverAddressDefaults(bindAddress, str(i.healthzBindAddress), str(i.metricsBindAddress));
   const dl = i.detectLocal ?? {};
 
   return {
     apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
     kind: 'KubeProxyConfiguration',
     featureGates: { ...(i.featureGates ?? {}) } as Record<string, boolean>,
-    clientConnection: {
-      kubeconfig: str(cc.kubeconfig),
-      acceptContentTypes: str(cc.acceptContentTypes),
-      contentType: str(cc.contentType) || 'application/vnd.kubernetes.protobuf',
-      qps: num(cc.qps) || 5,
-      burst: num(cc.burst) || 10,
-    },
-    logging: {
-      format: (str(log.format) || 'text') as KubeProxyConfiguration['logging']['format'],
-      flushFrequency: durationOr(log.flushFrequency, '5s'),
-      verbosity: num(log.verbosity),
-      options: defaultLoggingOptions(log.options as Record<string, unknown> | null | undefined),
-    },
+    clientConnection: clientConnectionDefaults(i.clientConnection ?? {}),
+    logging: loggingDefaults(i.logging ?? {}),
     hostnameOverride: str(i.hostnameOverride),
     bindAddress,
-    healthzBindAddress: healthz === '' ? `${healthzHost}:${DEFAULT_HEALTHZ_PORT}` : appendPortIfNeeded(healthz, DEFAULT_HEALTHZ_PORT),
-    metricsBindAddress: metrics === '' ? `${metricsHost}:${DEFAULT_METRICS_PORT}` : appendPortIfNeeded(metrics, DEFAULT_METRICS_PORT),
+    healthzBindAddress: servers.healthzBindAddress,
+    metricsBindAddress: servers.metricsBindAddress,
     bindAddressHardFail: bool(i.bindAddressHardFail),
     enableProfiling: bool(i.enableProfiling),
     showHiddenMetricsForVersion: str(i.showHiddenMetricsForVersion),
     mode: str(i.mode),
-    iptables: {
-      masqueradeBit: ipt.masqueradeBit ?? 14,
-      masqueradeAll: bool(ipt.masqueradeAll),
-      localhostNodePorts: ipt.localhostNodePorts ?? true,
-      syncPeriod: durationOr(ipt.syncPeriod, '30s'),
-      minSyncPeriod: durationOr(ipt.minSyncPeriod, '1s'),
-    },
-    ipvs: {
-      syncPeriod: durationOr(ipvs.syncPeriod, '30s'),
-      // Upstream v1alpha1 defaulting leaves ipvs.minSyncPeriod alone.
-      minSyncPeriod: durationOr(ipvs.minSyncPeriod, '0s'),
-      scheduler: str(ipvs.scheduler),
-      excludeCIDRs: ipvs.excludeCIDRs ? [...ipvs.excludeCIDRs] : null,
-      strictARP: bool(ipvs.strictARP),
-      tcpTimeout: durationOr(ipvs.tcpTimeout, '0s'),
-      tcpFinTimeout: durationOr(ipvs.tcpFinTimeout, '0s'),
-      udpTimeout: durationOr(ipvs.udpTimeout, '0s'),
-    },
-    nftables: {
-      masqueradeBit: nft.masqueradeBit ?? 14,
-      masqueradeAll: bool(nft.masqueradeAll),
-      syncPeriod: durationOr(nft.syncPeriod, '30s'),
-      minSyncPeriod: durationOr(nft.minSyncPeriod, '1s'),
-    },
+    iptables: iptablesDefaults(i.iptables ?? {}),
+    ipvs: ipvsDefaults(i.ipvs ?? {}),
+    nftables: nftablesDefaults(i.nftables ?? {}),
     winkernel: {
       networkName: '',
       sourceVip: '',
@@ -118,21 +75,94 @@ export function applyDefaults(input: KubeProxyConfigurationInput): KubeProxyConf
     clusterCIDR: str(i.clusterCIDR),
     nodePortAddresses: i.nodePortAddresses ? [...i.nodePortAddresses] : null,
     oomScoreAdj: i.oomScoreAdj ?? DEFAULT_OOM_SCORE_ADJ,
-    conntrack: {
-      maxPerCore: ct.maxPerCore ?? 32 * 1024,
-      min: ct.min ?? 128 * 1024,
-      // Absent ⇒ default; an explicit "0s" means "leave the kernel's value alone".
-      tcpEstablishedTimeout: ct.tcpEstablishedTimeout == null ? '24h0m0s' : durationOr(ct.tcpEstablishedTimeout, '0s'),
-      tcpCloseWaitTimeout: ct.tcpCloseWaitTimeout == null ? '1h0m0s' : durationOr(ct.tcpCloseWaitTimeout, '0s'),
-      tcpBeLiberal: bool(ct.tcpBeLiberal),
-      udpTimeout: durationOr(ct.udpTimeout, '0s'),
-      udpStreamTimeout: durationOr(ct.udpStreamTimeout, '0s'),
-    },
+    conntrack: conntrackDefaults(i.conntrack ?? {}),
     configSyncPeriod: durationOr(i.configSyncPeriod, '15m0s'),
     portRange: str(i.portRange),
     udpIdleTimeout: durationOr(i.udpIdleTimeout, '250ms'),
     windowsRunAsService: bool(i.windowsRunAsService),
     backendPlugins: [...(i.backendPlugins ?? [])],
+  };
+}
+
+/** One section of the input config before defaulting (absent sections are `{}`). */
+type Section<K extends keyof KubeProxyConfiguration> = NonNullable<KubeProxyConfigurationInput[K]>;
+
+/**
+ * The health and metrics servers listen on the bind address's family: all addresses for healthz,
+ * loopback for metrics, unless given (a given host without a port gets the default port).
+ */
+function serverAddressDefaults(bindAddress: string, healthz: string, metrics: string): { healthzBindAddress: string; metricsBindAddress: string } {
+  const v4 = ipFamilyOf(bindAddress) === 'IPv4';
+  const healthzHost = v4 ? '0.0.0.0' : '[::]';
+  const metricsHost = v4 ? '127.0.0.1' : '[::1]';
+  return {
+    healthzBindAddress: healthz === '' ? `${healthzHost}:${DEFAULT_HEALTHZ_PORT}` : appendPortIfNeeded(healthz, DEFAULT_HEALTHZ_PORT),
+    metricsBindAddress: metrics === '' ? `${metricsHost}:${DEFAULT_METRICS_PORT}` : appendPortIfNeeded(metrics, DEFAULT_METRICS_PORT),
+  };
+}
+
+function clientConnectionDefaults(cc: Section<'clientConnection'>): KubeProxyConfiguration['clientConnection'] {
+  return {
+    kubeconfig: str(cc.kubeconfig),
+    acceptContentTypes: str(cc.acceptContentTypes),
+    contentType: str(cc.contentType) || 'application/vnd.kubernetes.protobuf',
+    qps: num(cc.qps) || 5,
+    burst: num(cc.burst) || 10,
+  };
+}
+
+function loggingDefaults(log: Section<'logging'>): KubeProxyConfiguration['logging'] {
+  return {
+    format: (str(log.format) || 'text') as KubeProxyConfiguration['logging']['format'],
+    flushFrequency: durationOr(log.flushFrequency, '5s'),
+    verbosity: num(log.verbosity),
+    options: defaultLoggingOptions(log.options as Record<string, unknown> | null | undefined),
+  };
+}
+
+function iptablesDefaults(ipt: Section<'iptables'>): KubeProxyConfiguration['iptables'] {
+  return {
+    masqueradeBit: ipt.masqueradeBit ?? 14,
+    masqueradeAll: bool(ipt.masqueradeAll),
+    localhostNodePorts: ipt.localhostNodePorts ?? true,
+    syncPeriod: durationOr(ipt.syncPeriod, '30s'),
+    minSyncPeriod: durationOr(ipt.minSyncPeriod, '1s'),
+  };
+}
+
+function ipvsDefaults(ipvs: Section<'ipvs'>): KubeProxyConfiguration['ipvs'] {
+  return {
+    syncPeriod: durationOr(ipvs.syncPeriod, '30s'),
+    // Upstream v1alpha1 defaulting leaves ipvs.minSyncPeriod alone.
+    minSyncPeriod: durationOr(ipvs.minSyncPeriod, '0s'),
+    scheduler: str(ipvs.scheduler),
+    excludeCIDRs: ipvs.excludeCIDRs ? [...ipvs.excludeCIDRs] : null,
+    strictARP: bool(ipvs.strictARP),
+    tcpTimeout: durationOr(ipvs.tcpTimeout, '0s'),
+    tcpFinTimeout: durationOr(ipvs.tcpFinTimeout, '0s'),
+    udpTimeout: durationOr(ipvs.udpTimeout, '0s'),
+  };
+}
+
+function nftablesDefaults(nft: Section<'nftables'>): KubeProxyConfiguration['nftables'] {
+  return {
+    masqueradeBit: nft.masqueradeBit ?? 14,
+    masqueradeAll: bool(nft.masqueradeAll),
+    syncPeriod: durationOr(nft.syncPeriod, '30s'),
+    minSyncPeriod: durationOr(nft.minSyncPeriod, '1s'),
+  };
+}
+
+function conntrackDefaults(ct: Section<'conntrack'>): KubeProxyConfiguration['conntrack'] {
+  return {
+    maxPerCore: ct.maxPerCore ?? 32 * 1024,
+    min: ct.min ?? 128 * 1024,
+    // Absent ⇒ default; an explicit "0s" means "leave the kernel's value alone".
+    tcpEstablishedTimeout: ct.tcpEstablishedTimeout == null ? '24h0m0s' : durationOr(ct.tcpEstablishedTimeout, '0s'),
+    tcpCloseWaitTimeout: ct.tcpCloseWaitTimeout == null ? '1h0m0s' : durationOr(ct.tcpCloseWaitTimeout, '0s'),
+    tcpBeLiberal: bool(ct.tcpBeLiberal),
+    udpTimeout: durationOr(ct.udpTimeout, '0s'),
+    udpStreamTimeout: durationOr(ct.udpStreamTimeout, '0s'),
   };
 }
 

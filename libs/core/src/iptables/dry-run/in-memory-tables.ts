@@ -413,6 +413,36 @@ export class InMemoryTables {
     else state.set(name, { builtin: false, policy: '-', rules: [] });
   }
 
+  /** `-I chain [position] rule...`: position 1 (the top) when not given. */
+  private insertRuleCommand(state: TableState, chain: string, tokens: readonly string[], line: string, validateTargets: boolean): void {
+    const c = this.requireChain(state, chain);
+    let args = tokens.slice(2);
+    let position = 1;
+    let skip = 2;
+    if (args.length > 0 && /^\d+$/.test(args[0] as string)) {
+      position = Number(args[0]);
+      args = args.slice(1);
+      skip = 3;
+    }
+    if (position < 1 || position > c.rules.length + 1) throw new Error('Index of insertion too big');
+    this.checkTarget(state, args, validateTargets);
+    c.rules.splice(position - 1, 0, makeRule(args, textAfterWords(line, skip)));
+  }
+
+  /** `-D chain rulenum` or `-D chain rule...` (the first rule matching it). */
+  private deleteRuleCommand(state: TableState, chain: string, args: readonly string[]): void {
+    const c = this.requireChain(state, chain);
+    if (args.length === 1 && /^\d+$/.test(args[0] as string)) {
+      const index = Number(args[0]) - 1;
+      if (index < 0 || index >= c.rules.length) throw new Error('Index of deletion too big');
+      c.rules.splice(index, 1);
+      return;
+    }
+    const i = c.rules.findIndex(matching(args));
+    if (i < 0) throw new Error('Bad rule (does a matching rule exist in that chain?)');
+    c.rules.splice(i, 1);
+  }
+
   private applyCommand(state: TableState, line: string, validateTargets: boolean): void {
     const tokens = tokenize(line);
     const [op, chain] = tokens;
@@ -426,36 +456,13 @@ export class InMemoryTables {
         return;
       }
       case '-I':
-      case '--insert': {
-        const c = this.requireChain(state, chain ?? '');
-        let args = tokens.slice(2);
-        let position = 1;
-        let skip = 2;
-        if (args.length > 0 && /^\d+$/.test(args[0] as string)) {
-          position = Number(args[0]);
-          args = args.slice(1);
-          skip = 3;
-        }
-        if (position < 1 || position > c.rules.length + 1) throw new Error('Index of insertion too big');
-        this.checkTarget(state, args, validateTargets);
-        c.rules.splice(position - 1, 0, makeRule(args, textAfterWords(line, skip)));
+      case '--insert':
+        this.insertRuleCommand(state, chain ?? '', tokens, line, validateTargets);
         return;
-      }
       case '-D':
-      case '--delete': {
-        const c = this.requireChain(state, chain ?? '');
-        const args = tokens.slice(2);
-        if (args.length === 1 && /^\d+$/.test(args[0] as string)) {
-          const index = Number(args[0]) - 1;
-          if (index < 0 || index >= c.rules.length) throw new Error('Index of deletion too big');
-          c.rules.splice(index, 1);
-          return;
-        }
-        const i = c.rules.findIndex(matching(args));
-        if (i < 0) throw new Error('Bad rule (does a matching rule exist in that chain?)');
-        c.rules.splice(i, 1);
+      case '--delete':
+        this.deleteRuleCommand(state, chain ?? '', tokens.slice(2));
         return;
-      }
       case '-N':
       case '--new-chain': {
         if (!chain) throw new Error('-N requires a chain name');
