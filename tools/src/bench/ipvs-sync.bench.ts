@@ -76,6 +76,60 @@ async function measure(n: number, image: VmImage | null, rounds: number): Promis
   return { full, change, guest, bootMs, load: loadavg(), hostNativeMs };
 }
 
+/** The kernel-apply tables measured in the QEMU guest, the corrected ratios against the target, and their legend. */
+function guestSections(rows: readonly Row[], rounds: number): string[] {
+  const out: string[] = [];
+  out.push('Kernel apply, timed inside the QEMU guest (Debian IPVS kernel, TCG emulation, 1 vCPU; modules preloaded; each tool one process,');
+  out.push(`batch on stdin; ${rounds} round(s), each in a fresh network namespace, the round with the median total shown):`);
+  out.push('');
+  out.push('| services | ipvsadm --restore | ipset restore | ip -batch | apply total | every round\'s total | guest boot + job | load after (1/5/15 min) |');
+  out.push('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const g = r.guest;
+    if (g === null) continue;
+    out.push(
+      `| ${r.full.n} | ${fmt(g.full.ipvsadm)} | ${fmt(g.full.ipset)} | ${fmt(g.full.address)} | ${fmt(applyTotal(g))} | ` +
+        `${g.fullRoundsMs.map(fmt).join(', ')} | ${fmt(r.bootMs)} | ${r.load} |`,
+    );
+  }
+  out.push('');
+  out.push('(compute + batch generation) / kernel apply, target ≤ 0.25×:');
+  out.push('');
+  out.push('| services | host compute + batches | raw ratio | JS yardstick host → guest | JS factor | corrected (JS) | gzip yardstick host → guest | native factor | corrected (native) | target ≤ 0.25× | state + batches only, corrected (JS / native) |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const g = r.guest;
+    if (g === null) continue;
+    const apply = applyTotal(g);
+    const host = hostCpu(r.full);
+    const yard = g.yardstick.trackersMs + g.yardstick.stateMs + g.yardstick.batchMs;
+    const jsFactor = yard / host;
+    const nativeFactor = g.nativeYardstickMs / r.hostNativeMs;
+    const corrected = (factor: number): number => host / (apply / factor);
+    const syncOnly = (factor: number): number => (r.full.stateMs + r.full.batchMs) / (apply / factor);
+    const met = Math.max(corrected(jsFactor), corrected(nativeFactor)) <= TARGET_RATIO;
+    out.push(
+      `| ${r.full.n} | ${fmt(host)} | ${(host / apply).toFixed(3)}× | ${fmt(host)} → ${fmt(yard)} | ${jsFactor.toFixed(1)}× | ${corrected(jsFactor).toFixed(3)}× | ` +
+        `${fmt(r.hostNativeMs)} → ${fmt(g.nativeYardstickMs)} | ${nativeFactor.toFixed(1)}× | ${corrected(nativeFactor).toFixed(3)}× | ${met ? 'met' : 'NOT met'} | ` +
+        `${syncOnly(jsFactor).toFixed(3)}× / ${syncOnly(nativeFactor).toFixed(3)}× |`,
+    );
+  }
+  out.push('');
+  out.push('raw ratio          = host (compute + batches) / guest apply total: host CPU against an emulated kernel; flatters the host.');
+  out.push('JS yardstick       = the same compute + batches (measureFullSync) run by the host\'s node inside the guest, right after each');
+  out.push('                     round\'s apply (so both see the same host load); host and guest: the round with the median total;');
+  out.push('                     JS factor = guest time / host time (the emulation slowdown of JIT-compiled JavaScript).');
+  out.push('gzip yardstick     = `gzip -6 -c` of the full ipvsadm batch repeated to ≥ 4 MB, same binary and input on both sides');
+  out.push('                     (median of 3 after a warm-up, then the median over the rounds);');
+  out.push('                     native factor = guest time / host time (the slowdown of native code, like the tools and the kernel).');
+  out.push('corrected (F)      = host (compute + batches) / (guest apply total / F): the kernel tools scaled back to host speed by');
+  out.push('                     factor F. corrected (JS) equals guest yardstick / guest apply: both measured in the same VM.');
+  out.push('target ≤ 0.25×     = met only if BOTH corrected ratios are ≤ 0.25× (which factor fits the kernel is not measurable here).');
+  out.push('state + batches    = the corrected ratios without the trackers: the work every full sync redoes (the trackers convert');
+  out.push('                     each API object once, on its change). For reading only; the target column uses compute + batches.');
+  return out;
+}
+
 function report(rows: readonly Row[], skipped: string | null, rounds: number): string {
   const out: string[] = [];
   out.push(`IPVS sync benchmark — ${new Date().toISOString()}, node ${process.version}, ${ENDPOINTS_PER_SERVICE} endpoints/service, ClusterIP TCP services`);
@@ -93,54 +147,7 @@ function report(rows: readonly Row[], skipped: string | null, rounds: number): s
     const bar = '!'.repeat(100);
     out.push(bar, `!!! KERNEL COLUMNS SKIPPED: ${skipped}`, '!!! They need root, apt-get and QEMU (the IPVS VM of tools/src/ipvs-vm).', bar, '');
   } else {
-    out.push('Kernel apply, timed inside the QEMU guest (Debian IPVS kernel, TCG emulation, 1 vCPU; modules preloaded; each tool one process,');
-    out.push(`batch on stdin; ${rounds} round(s), each in a fresh network namespace, the round with the median total shown):`);
-    out.push('');
-    out.push('| services | ipvsadm --restore | ipset restore | ip -batch | apply total | every round\'s total | guest boot + job | load after (1/5/15 min) |');
-    out.push('|---|---|---|---|---|---|---|---|');
-    for (const r of rows) {
-      const g = r.guest;
-      if (g === null) continue;
-      out.push(
-        `| ${r.full.n} | ${fmt(g.full.ipvsadm)} | ${fmt(g.full.ipset)} | ${fmt(g.full.address)} | ${fmt(applyTotal(g))} | ` +
-          `${g.fullRoundsMs.map(fmt).join(', ')} | ${fmt(r.bootMs)} | ${r.load} |`,
-      );
-    }
-    out.push('');
-    out.push('(compute + batch generation) / kernel apply, target ≤ 0.25×:');
-    out.push('');
-    out.push('| services | host compute + batches | raw ratio | JS yardstick host → guest | JS factor | corrected (JS) | gzip yardstick host → guest | native factor | corrected (native) | target ≤ 0.25× | state + batches only, corrected (JS / native) |');
-    out.push('|---|---|---|---|---|---|---|---|---|---|---|');
-    for (const r of rows) {
-      const g = r.guest;
-      if (g === null) continue;
-      const apply = applyTotal(g);
-      const host = hostCpu(r.full);
-      const yard = g.yardstick.trackersMs + g.yardstick.stateMs + g.yardstick.batchMs;
-      const jsFactor = yard / host;
-      const nativeFactor = g.nativeYardstickMs / r.hostNativeMs;
-      const corrected = (factor: number): number => host / (apply / factor);
-      const syncOnly = (factor: number): number => (r.full.stateMs + r.full.batchMs) / (apply / factor);
-      const met = Math.max(corrected(jsFactor), corrected(nativeFactor)) <= TARGET_RATIO;
-      out.push(
-        `| ${r.full.n} | ${fmt(host)} | ${(host / apply).toFixed(3)}× | ${fmt(host)} → ${fmt(yard)} | ${jsFactor.toFixed(1)}× | ${corrected(jsFactor).toFixed(3)}× | ` +
-          `${fmt(r.hostNativeMs)} → ${fmt(g.nativeYardstickMs)} | ${nativeFactor.toFixed(1)}× | ${corrected(nativeFactor).toFixed(3)}× | ${met ? 'met' : 'NOT met'} | ` +
-          `${syncOnly(jsFactor).toFixed(3)}× / ${syncOnly(nativeFactor).toFixed(3)}× |`,
-      );
-    }
-    out.push('');
-    out.push('raw ratio          = host (compute + batches) / guest apply total: host CPU against an emulated kernel; flatters the host.');
-    out.push('JS yardstick       = the same compute + batches (measureFullSync) run by the host\'s node inside the guest, right after each');
-    out.push('                     round\'s apply (so both see the same host load); host and guest: the round with the median total;');
-    out.push('                     JS factor = guest time / host time (the emulation slowdown of JIT-compiled JavaScript).');
-    out.push('gzip yardstick     = `gzip -6 -c` of the full ipvsadm batch repeated to ≥ 4 MB, same binary and input on both sides');
-    out.push('                     (median of 3 after a warm-up, then the median over the rounds);');
-    out.push('                     native factor = guest time / host time (the slowdown of native code, like the tools and the kernel).');
-    out.push('corrected (F)      = host (compute + batches) / (guest apply total / F): the kernel tools scaled back to host speed by');
-    out.push('                     factor F. corrected (JS) equals guest yardstick / guest apply: both measured in the same VM.');
-    out.push('target ≤ 0.25×     = met only if BOTH corrected ratios are ≤ 0.25× (which factor fits the kernel is not measurable here).');
-    out.push('state + batches    = the corrected ratios without the trackers: the work every full sync redoes (the trackers convert');
-    out.push('                     each API object once, on its change). For reading only; the target column uses compute + batches.');
+    out.push(...guestSections(rows, rounds));
   }
   out.push('');
   out.push('One endpoint of one service moved (diffDesiredStates; compute = apply trackers + rebuild state + diff):');

@@ -538,6 +538,72 @@ async function othersBusy(): Promise<number> {
   return b.total > a.total ? (100 * (b.busy - a.busy)) / (b.total - a.total) : 0;
 }
 
+/** Starts one implementation (nothing for `direct`), measures it, stops it and keeps its log warnings. */
+async function runImpl(ns: BenchNamespace, name: ImplName, workDir: string, o: Options): Promise<ImplResult> {
+  const result: ImplResult = { name, cpu: {}, started: false, failures: [], notes: [] };
+  process.stderr.write(`${name}:\n`);
+  if (name === 'socat' && !onPath('socat')) {
+    result.reason = 'socat is not installed';
+    return result;
+  }
+  let impl: RunningImpl;
+  try {
+    impl = name === 'direct' ? { port: ECHO_PORT, pids: () => [] } : await startProxy(ns, name, workDir);
+  } catch (e) {
+    result.reason = `did not start: ${(e as Error).message}`;
+    process.stderr.write(`  ${result.reason}\n`);
+    return result;
+  }
+  result.started = true;
+  try {
+    await measure(ns, name, impl, o, result);
+  } finally {
+    if (impl.child) {
+      if (!impl.child.alive()) result.failures.push(`proxy exited during the run (${describeExit(impl.child.exitInfo)}):\n${impl.child.stderrTail(10)}`);
+      await ns.stop(impl.child);
+      result.logWarnings = logWarnings(impl.child.stderr() + impl.child.stdout());
+      if (o.keepLogs) {
+        mkdirSync(o.keepLogs, { recursive: true });
+        writeFileSync(join(o.keepLogs, `${name}.log`), impl.child.stderr() + impl.child.stdout());
+      }
+    }
+  }
+  await sleep(500);
+  return result;
+}
+
+/** The report on stdout: the run's conditions, the table, and how to read it. */
+function reportText(results: readonly ImplResult[], o: Options, elapsedMs: number, busyStart: number, busyEnd: number): string {
+  const socatVersion = onPath('socat') ? (spawnSync('socat', ['-V'], { encoding: 'utf8' }).stdout.match(/socat version (\S+)/)?.[1] ?? '?') : 'absent';
+  const out: string[] = [];
+  out.push(
+    `userspace proxy benchmark — ${new Date().toISOString()}, node ${process.version}, socat ${socatVersion}, ` +
+      `${cpus().length} CPUs (everything shares them), loopback in a private netns, one run; ` +
+      `bulk ${o.bulkSeconds} s, others ${o.seconds} s each after 0.5 s warm-up; total ${nf(elapsedMs / 1000, 0)} s; ` +
+      `CPU used by other work in the 1 s before and after: ${busyStart.toFixed(0)}% / ${busyEnd.toFixed(0)}%`,
+  );
+  if (Math.max(busyStart, busyEnd) > 25) {
+    out.push(
+      'WARNING: the machine was busy with other work: the absolute rates are depressed and noisy; ' +
+        'the proxy-CPU-per-unit rows are the steadier comparison.',
+    );
+  }
+  out.push('');
+  out.push(table(results));
+  out.push('');
+  out.push(
+    'Ratios: subject / baseline for the same metric (for MB/s, req/s and conn/s higher is better; for latency, CPU and memory lower is better). ' +
+      'Proxy CPU = user+system time of the proxy process(es) during the measurement window, per unit of work done in it.',
+  );
+  out.push(
+    'Memory is read from /proc of the proxy process(es) 1 s after the last connection opened: VmRSS (for socat summed over the ' +
+      'listener and its per-connection forks, so shared pages count once per process) and PSS (shared pages split between ' +
+      'processes). Growth per conn = (PSS holding − PSS before opening) / connections held.',
+  );
+  out.push(...notes(results));
+  return out.join('\n') + '\n';
+}
+
 async function main(): Promise<number> {
   if (process.getuid?.() !== 0) {
     process.stderr.write(
@@ -582,72 +648,14 @@ async function main(): Promise<number> {
     // kube-proxy last (it runs unprivileged and installs no capture rules, but if it ever did, they would
     // stay in the namespace and switch on conntrack for whatever ran after it).
     const impls: ImplName[] = ['direct', ...o.proxies.filter((p) => p !== 'kube-proxy'), ...o.proxies.filter((p) => p === 'kube-proxy')];
-    for (const name of impls) {
-      const result: ImplResult = { name, cpu: {}, started: false, failures: [], notes: [] };
-      results.push(result);
-      process.stderr.write(`${name}:\n`);
-      if (name === 'socat' && !onPath('socat')) {
-        result.reason = 'socat is not installed';
-        continue;
-      }
-      let impl: RunningImpl;
-      try {
-        impl = name === 'direct' ? { port: ECHO_PORT, pids: () => [] } : await startProxy(ns, name, workDir);
-      } catch (e) {
-        result.reason = `did not start: ${(e as Error).message}`;
-        process.stderr.write(`  ${result.reason}\n`);
-        continue;
-      }
-      result.started = true;
-      try {
-        await measure(ns, name, impl, o, result);
-      } finally {
-        if (impl.child) {
-          if (!impl.child.alive()) result.failures.push(`proxy exited during the run (${describeExit(impl.child.exitInfo)}):\n${impl.child.stderrTail(10)}`);
-          await ns.stop(impl.child);
-          result.logWarnings = logWarnings(impl.child.stderr() + impl.child.stdout());
-          if (o.keepLogs) {
-            mkdirSync(o.keepLogs, { recursive: true });
-            writeFileSync(join(o.keepLogs, `${name}.log`), impl.child.stderr() + impl.child.stdout());
-          }
-        }
-      }
-      await sleep(500);
-    }
+    for (const name of impls) results.push(await runImpl(ns, name, workDir, o));
     if (!echo.alive()) process.stderr.write(`warning: echo server exited early: ${echo.stderrTail(5)}\n`);
   } finally {
     await teardown();
   }
 
   const busyEnd = await othersBusy();
-  const socatVersion = onPath('socat') ? (spawnSync('socat', ['-V'], { encoding: 'utf8' }).stdout.match(/socat version (\S+)/)?.[1] ?? '?') : 'absent';
-  const out: string[] = [];
-  out.push(
-    `userspace proxy benchmark — ${new Date().toISOString()}, node ${process.version}, socat ${socatVersion}, ` +
-      `${cpus().length} CPUs (everything shares them), loopback in a private netns, one run; ` +
-      `bulk ${o.bulkSeconds} s, others ${o.seconds} s each after 0.5 s warm-up; total ${nf((Date.now() - startedAt) / 1000, 0)} s; ` +
-      `CPU used by other work in the 1 s before and after: ${busyStart.toFixed(0)}% / ${busyEnd.toFixed(0)}%`,
-  );
-  if (Math.max(busyStart, busyEnd) > 25) {
-    out.push(
-      'WARNING: the machine was busy with other work: the absolute rates are depressed and noisy; ' +
-        'the proxy-CPU-per-unit rows are the steadier comparison.',
-    );
-  }
-  out.push('');
-  out.push(table(results));
-  out.push('');
-  out.push(
-    'Ratios: subject / baseline for the same metric (for MB/s, req/s and conn/s higher is better; for latency, CPU and memory lower is better). ' +
-      'Proxy CPU = user+system time of the proxy process(es) during the measurement window, per unit of work done in it.',
-  );
-  out.push(
-    'Memory is read from /proc of the proxy process(es) 1 s after the last connection opened: VmRSS (for socat summed over the ' +
-      'listener and its per-connection forks, so shared pages count once per process) and PSS (shared pages split between ' +
-      'processes). Growth per conn = (PSS holding − PSS before opening) / connections held.',
-  );
-  out.push(...notes(results));
-  process.stdout.write(out.join('\n') + '\n');
+  process.stdout.write(reportText(results, o, Date.now() - startedAt, busyStart, busyEnd));
   const failed = results.some((r) => !r.started || r.failures.length > 0);
   return failed ? 1 : 0;
 }

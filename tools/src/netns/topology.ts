@@ -223,19 +223,19 @@ export async function createSimulatedNode(opts: SimulatedNodeOptions): Promise<S
   const created: string[] = [];
   let destroyed = false;
 
-  const ip = (args: readonly string[]): Promise<CommandResult> => run('ip', args, { env, timeoutMs: 15_000 });
   const nsExec = (ns: string, cmd: string, args: readonly string[], o: RunOptions = {}): Promise<CommandResult> =>
     run('ip', ['netns', 'exec', ns, cmd, ...args], { ...o, env: { ...env, ...o.env } });
-  const setSysctl = (ns: string, key: string, value: string): Promise<CommandResult> =>
-    nsExec(ns, 'sysctl', ['-q', '-w', `${key}=${value}`]);
+  const w: Wiring = {
+    ip: (args) => run('ip', args, { env, timeoutMs: 15_000 }),
+    setSysctl: (ns, key, value) => nsExec(ns, 'sysctl', ['-q', '-w', `${key}=${value}`]),
+    node: names.node,
+    client: names.client,
+    bridge,
+    uplink,
+    ipv6,
+  };
 
-  const pods: PodInfo[] = names.pods.map((ns, i) => ({
-    name: `pod${i + 1}`,
-    ns,
-    ip: `10.244.1.${11 + i}`,
-    ...(ipv6 ? { ip6: `fd00:10:244:1::${11 + i}` } : {}),
-    hostVeth: `${prefix}v${i + 1}`,
-  }));
+  const pods = podsOf(prefix, names.pods, ipv6);
 
   const destroy = async (): Promise<void> => {
     if (destroyed) return;
@@ -245,21 +245,12 @@ export async function createSimulatedNode(opts: SimulatedNodeOptions): Promise<S
     for (const ns of [...created].reverse()) await deleteNamespace(ns);
   };
 
+  function assertOwned(ns: string): void {
+    if (!namespaces.includes(ns)) throw new Error(`namespace ${ns} is not part of simulated node ${prefix}`);
+  }
+
   const node: SimulatedNode = {
-    prefix,
-    ns: { node: names.node, client: names.client, pods: names.pods },
-    namespaces,
-    pods,
-    bridge,
-    bridgeIp: BRIDGE_IP,
-    uplink,
-    nodeIp: NODE_IP,
-    clientIp: CLIENT_IP,
-    podCidr: POD_CIDR,
-    clusterCidr: CLUSTER_CIDR,
-    serviceCidr: SERVICE_CIDR,
-    ipv6,
-    ...(ipv6 ? { nodeIp6: NODE_IP6, clientIp6: CLIENT_IP6, bridgeIp6: BRIDGE_IP6 } : {}),
+    ...nodeLayout(w, prefix, namespaces, pods, names.pods),
     exec: (ns, cmd, args, o) => {
       assertOwned(ns);
       return nsExec(ns, cmd, args, o);
@@ -267,25 +258,7 @@ export async function createSimulatedNode(opts: SimulatedNodeOptions): Promise<S
     spawn: (ns, cmd, args, o = {}) => {
       assertOwned(ns);
       if (destroyed) throw new Error('node already destroyed');
-      const nsArgs = ['netns', 'exec', ns, cmd, ...args];
-      const watchdog = o.watchdogLifetimeS !== undefined;
-      const stdio: StdioOptions = o.stdio ?? ['pipe', 'pipe', 'pipe'];
-      const child = watchdog
-        ? spawnChild(process.execPath, [scriptPath('watchdog.mjs'), String(o.watchdogLifetimeS), 'ip', ...nsArgs], {
-            stdio: Array.isArray(stdio) ? ['pipe', ...stdio.slice(1)] : ['pipe', stdio, stdio],
-            env: mergeEnv({ ...env, ...o.env }),
-            detached: o.detached ?? false,
-          })
-        : spawnChild('ip', nsArgs, {
-            stdio,
-            env: mergeEnv({ ...env, ...o.env }),
-            detached: o.detached ?? false,
-          });
-      child.stdin?.on('error', () => undefined);
-      children.add(child);
-      child.on('exit', () => children.delete(child));
-      child.on('error', () => children.delete(child));
-      return child;
+      return spawnTracked(ns, cmd, args, o, env, children);
     },
     sysctl: async (ns, key) => {
       assertOwned(ns);
@@ -294,85 +267,183 @@ export async function createSimulatedNode(opts: SimulatedNodeOptions): Promise<S
     destroy,
   };
 
-  function assertOwned(ns: string): void {
-    if (!namespaces.includes(ns)) throw new Error(`namespace ${ns} is not part of simulated node ${prefix}`);
-  }
-
   try {
-    for (const ns of namespaces) {
-      await ip(['netns', 'add', ns]);
-      created.push(ns);
-      await ip(['-n', ns, 'link', 'set', 'lo', 'up']);
-      // No duplicate address detection: link-local addresses would stay tentative for ~1-2 s and lose
-      // the first packets of a test.
-      if (ipv6) {
-        await setSysctl(ns, 'net.ipv6.conf.all.accept_dad', '0');
-        await setSysctl(ns, 'net.ipv6.conf.default.accept_dad', '0');
-      }
-    }
-    const N = names.node;
-    const C = names.client;
-
-    // Node: bridge for the pod network.
-    // No multicast snooping: IPv6 neighbour discovery must not depend on MLD reports.
-    await ip(['-n', N, 'link', 'add', bridge, 'type', 'bridge', 'mcast_snooping', '0']);
-    await ip(['-n', N, 'addr', 'add', `${BRIDGE_IP}/24`, 'dev', bridge]);
-    if (ipv6) await ip(['-n', N, 'addr', 'add', `${BRIDGE_IP6}/64`, 'dev', bridge, 'nodad']);
-    await ip(['-n', N, 'link', 'set', bridge, 'up']);
-
-    // Pods: veth pairs created directly between the node and the pod namespace.
-    for (const pod of pods) {
-      await ip(['link', 'add', pod.hostVeth, 'netns', N, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', pod.ns]);
-      await ip(['-n', N, 'link', 'set', pod.hostVeth, 'master', bridge]);
-      // kubelet hairpin-veth / CNI hairpinMode: with br_netfilter on, DNAT back into the same port is bridged.
-      await ip(['-n', N, 'link', 'set', pod.hostVeth, 'type', 'bridge_slave', 'hairpin', 'on']);
-      await ip(['-n', N, 'link', 'set', pod.hostVeth, 'up']);
-      await ip(['-n', pod.ns, 'addr', 'add', `${pod.ip}/24`, 'dev', 'eth0']);
-      if (pod.ip6) await ip(['-n', pod.ns, 'addr', 'add', `${pod.ip6}/64`, 'dev', 'eth0', 'nodad']);
-      await ip(['-n', pod.ns, 'link', 'set', 'eth0', 'up']);
-      await ip(['-n', pod.ns, 'route', 'add', 'default', 'via', BRIDGE_IP]);
-      if (ipv6) await ip(['-n', pod.ns, '-6', 'route', 'add', 'default', 'via', BRIDGE_IP6]);
-    }
-
-    // Uplink to the client.
-    await ip(['link', 'add', uplink, 'netns', N, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', C]);
-    await ip(['-n', N, 'addr', 'add', `${NODE_IP}/24`, 'dev', uplink]);
-    await ip(['-n', C, 'addr', 'add', `${CLIENT_IP}/24`, 'dev', 'eth0']);
-    for (const a of opts.clientExtraAddresses ?? []) await ip(['-n', C, 'addr', 'add', a, 'dev', 'eth0']);
-    if (ipv6) {
-      await ip(['-n', N, 'addr', 'add', `${NODE_IP6}/64`, 'dev', uplink, 'nodad']);
-      await ip(['-n', C, 'addr', 'add', `${CLIENT_IP6}/64`, 'dev', 'eth0', 'nodad']);
-    }
-    await ip(['-n', N, 'link', 'set', uplink, 'up']);
-    await ip(['-n', C, 'link', 'set', 'eth0', 'up']);
-
-    // Client reaches ClusterIPs / external ranges / pods via the node (an off-cluster machine on the node's LAN).
-    for (const dst of opts.clientRoutes ?? [SERVICE_CIDR, EXTERNAL_CIDR]) {
-      await ip(['-n', C, 'route', 'add', dst, 'via', NODE_IP]);
-    }
-    await ip(['-n', C, 'route', 'add', CLUSTER_CIDR, 'via', NODE_IP]);
-    // The node needs a route covering the service range (docs/datapath-testing.md); it points into the client,
-    // which does not forward, so nothing leaves.
-    await ip(['-n', N, 'route', 'add', 'default', 'via', CLIENT_IP]);
-    if (ipv6) {
-      await ip(['-n', C, '-6', 'route', 'add', SERVICE_CIDR6, 'via', NODE_IP6]);
-      await ip(['-n', C, '-6', 'route', 'add', 'fd00:10:244::/48', 'via', NODE_IP6]);
-      await ip(['-n', N, '-6', 'route', 'add', 'default', 'via', CLIENT_IP6]);
-    }
-
-    // Per-namespace sysctls (never the root namespace's).
-    await setSysctl(N, 'net.ipv4.ip_forward', '1');
-    await setSysctl(N, 'net.bridge.bridge-nf-call-iptables', '1');
-    await setSysctl(C, 'net.ipv4.ip_forward', '0');
-    if (ipv6) {
-      await setSysctl(N, 'net.ipv6.conf.all.forwarding', '1');
-      await setSysctl(N, 'net.bridge.bridge-nf-call-ip6tables', '1');
-      await setSysctl(C, 'net.ipv6.conf.all.forwarding', '0');
-    }
+    await addNamespaces(w, namespaces, created);
+    await wireBridge(w);
+    await wirePods(w, pods);
+    await wireUplink(w, opts.clientExtraAddresses ?? []);
+    await wireRoutes(w, opts.clientRoutes ?? [SERVICE_CIDR, EXTERNAL_CIDR]);
+    await setForwarding(w);
     return node;
   } catch (e) {
     await destroy();
     throw e;
+  }
+}
+
+/** The pods' names, namespaces, addresses and node-side veths: pod N is 10.244.1.(10+N). */
+function podsOf(prefix: string, podNamespaces: readonly string[], ipv6: boolean): PodInfo[] {
+  return podNamespaces.map((ns, i) => ({
+    name: `pod${i + 1}`,
+    ns,
+    ip: `10.244.1.${11 + i}`,
+    ...(ipv6 ? { ip6: `fd00:10:244:1::${11 + i}` } : {}),
+    hostVeth: `${prefix}v${i + 1}`,
+  }));
+}
+
+/** The fixed facts of a simulated node: its namespaces, interfaces and addresses. */
+function nodeLayout(
+  w: Wiring,
+  prefix: string,
+  namespaces: readonly string[],
+  pods: readonly PodInfo[],
+  podNamespaces: readonly string[],
+): Omit<SimulatedNode, 'exec' | 'spawn' | 'sysctl' | 'destroy'> {
+  return {
+    prefix,
+    ns: { node: w.node, client: w.client, pods: podNamespaces },
+    namespaces,
+    pods,
+    bridge: w.bridge,
+    bridgeIp: BRIDGE_IP,
+    uplink: w.uplink,
+    nodeIp: NODE_IP,
+    clientIp: CLIENT_IP,
+    podCidr: POD_CIDR,
+    clusterCidr: CLUSTER_CIDR,
+    serviceCidr: SERVICE_CIDR,
+    ipv6: w.ipv6,
+    ...(w.ipv6 ? { nodeIp6: NODE_IP6, clientIp6: CLIENT_IP6, bridgeIp6: BRIDGE_IP6 } : {}),
+  };
+}
+
+/** What the wiring steps of createSimulatedNode share: how to run `ip` and sysctls, and the node's names. */
+interface Wiring {
+  readonly ip: (args: readonly string[]) => Promise<CommandResult>;
+  readonly setSysctl: (ns: string, key: string, value: string) => Promise<CommandResult>;
+  /** The node's and the client's namespaces. */
+  readonly node: string;
+  readonly client: string;
+  readonly bridge: string;
+  readonly uplink: string;
+  readonly ipv6: boolean;
+}
+
+/** `cmd args` in `ns` (under the watchdog when asked), tracked in `children` until it exits. */
+function spawnTracked(
+  ns: string,
+  cmd: string,
+  args: readonly string[],
+  o: SpawnOptions,
+  env: SimulatedNodeOptions['env'],
+  children: Set<ChildProcess>,
+): ChildProcess {
+  const nsArgs = ['netns', 'exec', ns, cmd, ...args];
+  const watchdog = o.watchdogLifetimeS !== undefined;
+  const stdio: StdioOptions = o.stdio ?? ['pipe', 'pipe', 'pipe'];
+  const child = watchdog
+    ? spawnChild(process.execPath, [scriptPath('watchdog.mjs'), String(o.watchdogLifetimeS), 'ip', ...nsArgs], {
+        stdio: Array.isArray(stdio) ? ['pipe', ...stdio.slice(1)] : ['pipe', stdio, stdio],
+        env: mergeEnv({ ...env, ...o.env }),
+        detached: o.detached ?? false,
+      })
+    : spawnChild('ip', nsArgs, {
+        stdio,
+        env: mergeEnv({ ...env, ...o.env }),
+        detached: o.detached ?? false,
+      });
+  child.stdin?.on('error', () => undefined);
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  child.on('error', () => children.delete(child));
+  return child;
+}
+
+/** Creates each namespace (recorded in `created` at once, so a failure deletes it) with its loopback up. */
+async function addNamespaces(w: Wiring, namespaces: readonly string[], created: string[]): Promise<void> {
+  for (const ns of namespaces) {
+    await w.ip(['netns', 'add', ns]);
+    created.push(ns);
+    await w.ip(['-n', ns, 'link', 'set', 'lo', 'up']);
+    // No duplicate address detection: link-local addresses would stay tentative for ~1-2 s and lose
+    // the first packets of a test.
+    if (w.ipv6) {
+      await w.setSysctl(ns, 'net.ipv6.conf.all.accept_dad', '0');
+      await w.setSysctl(ns, 'net.ipv6.conf.default.accept_dad', '0');
+    }
+  }
+}
+
+/** The node's bridge for the pod network. */
+async function wireBridge(w: Wiring): Promise<void> {
+  const { ip, node: N, bridge } = w;
+  // No multicast snooping: IPv6 neighbour discovery must not depend on MLD reports.
+  await ip(['-n', N, 'link', 'add', bridge, 'type', 'bridge', 'mcast_snooping', '0']);
+  await ip(['-n', N, 'addr', 'add', `${BRIDGE_IP}/24`, 'dev', bridge]);
+  if (w.ipv6) await ip(['-n', N, 'addr', 'add', `${BRIDGE_IP6}/64`, 'dev', bridge, 'nodad']);
+  await ip(['-n', N, 'link', 'set', bridge, 'up']);
+}
+
+/** Pods: veth pairs created directly between the node and the pod namespace. */
+async function wirePods(w: Wiring, pods: readonly PodInfo[]): Promise<void> {
+  const { ip, node: N, bridge } = w;
+  for (const pod of pods) {
+    await ip(['link', 'add', pod.hostVeth, 'netns', N, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', pod.ns]);
+    await ip(['-n', N, 'link', 'set', pod.hostVeth, 'master', bridge]);
+    // kubelet hairpin-veth / CNI hairpinMode: with br_netfilter on, DNAT back into the same port is bridged.
+    await ip(['-n', N, 'link', 'set', pod.hostVeth, 'type', 'bridge_slave', 'hairpin', 'on']);
+    await ip(['-n', N, 'link', 'set', pod.hostVeth, 'up']);
+    await ip(['-n', pod.ns, 'addr', 'add', `${pod.ip}/24`, 'dev', 'eth0']);
+    if (pod.ip6) await ip(['-n', pod.ns, 'addr', 'add', `${pod.ip6}/64`, 'dev', 'eth0', 'nodad']);
+    await ip(['-n', pod.ns, 'link', 'set', 'eth0', 'up']);
+    await ip(['-n', pod.ns, 'route', 'add', 'default', 'via', BRIDGE_IP]);
+    if (w.ipv6) await ip(['-n', pod.ns, '-6', 'route', 'add', 'default', 'via', BRIDGE_IP6]);
+  }
+}
+
+/** The uplink between the node and the client. */
+async function wireUplink(w: Wiring, clientExtraAddresses: readonly string[]): Promise<void> {
+  const { ip, node: N, client: C, uplink } = w;
+  await ip(['link', 'add', uplink, 'netns', N, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', C]);
+  await ip(['-n', N, 'addr', 'add', `${NODE_IP}/24`, 'dev', uplink]);
+  await ip(['-n', C, 'addr', 'add', `${CLIENT_IP}/24`, 'dev', 'eth0']);
+  for (const a of clientExtraAddresses) await ip(['-n', C, 'addr', 'add', a, 'dev', 'eth0']);
+  if (w.ipv6) {
+    await ip(['-n', N, 'addr', 'add', `${NODE_IP6}/64`, 'dev', uplink, 'nodad']);
+    await ip(['-n', C, 'addr', 'add', `${CLIENT_IP6}/64`, 'dev', 'eth0', 'nodad']);
+  }
+  await ip(['-n', N, 'link', 'set', uplink, 'up']);
+  await ip(['-n', C, 'link', 'set', 'eth0', 'up']);
+}
+
+/** The client reaches ClusterIPs / external ranges / pods via the node (an off-cluster machine on the node's LAN). */
+async function wireRoutes(w: Wiring, clientRoutes: readonly string[]): Promise<void> {
+  const { ip, node: N, client: C } = w;
+  for (const dst of clientRoutes) {
+    await ip(['-n', C, 'route', 'add', dst, 'via', NODE_IP]);
+  }
+  await ip(['-n', C, 'route', 'add', CLUSTER_CIDR, 'via', NODE_IP]);
+  // The node needs a route covering the service range (docs/datapath-testing.md); it points into the client,
+  // which does not forward, so nothing leaves.
+  await ip(['-n', N, 'route', 'add', 'default', 'via', CLIENT_IP]);
+  if (w.ipv6) {
+    await ip(['-n', C, '-6', 'route', 'add', SERVICE_CIDR6, 'via', NODE_IP6]);
+    await ip(['-n', C, '-6', 'route', 'add', 'fd00:10:244::/48', 'via', NODE_IP6]);
+    await ip(['-n', N, '-6', 'route', 'add', 'default', 'via', CLIENT_IP6]);
+  }
+}
+
+/** Per-namespace sysctls (never the root namespace's): the node forwards, the client does not. */
+async function setForwarding(w: Wiring): Promise<void> {
+  const { setSysctl, node: N, client: C } = w;
+  await setSysctl(N, 'net.ipv4.ip_forward', '1');
+  await setSysctl(N, 'net.bridge.bridge-nf-call-iptables', '1');
+  await setSysctl(C, 'net.ipv4.ip_forward', '0');
+  if (w.ipv6) {
+    await setSysctl(N, 'net.ipv6.conf.all.forwarding', '1');
+    await setSysctl(N, 'net.bridge.bridge-nf-call-ip6tables', '1');
+    await setSysctl(C, 'net.ipv6.conf.all.forwarding', '0');
   }
 }
 

@@ -17,7 +17,6 @@ import {
   detectHostCapabilities,
   encodeConfiguration,
   formatHelp,
-  parseDuration,
   parseFlags,
   systemClock,
   type BackendPlugin,
@@ -36,10 +35,8 @@ import { BackendRegistry, PluginContractError } from '../registry/backend-regist
 import { loadPluginModule } from '../registry/load-plugin.js';
 import { cleanupOtherModes } from '../mode/switch-cleanup.js';
 import { IPVS_DEPRECATION_MESSAGE, ModeSelectionError, selectMode } from '../mode/select-mode.js';
-import { ManifestSource } from '../sources/manifests/manifest-source.js';
 import { ObjectValidation } from '../sources/validating-handlers.js';
-// The API source loads @kubernetes/client-node (~0.6 s): imported only when the API is the source.
-import type { ApiSource } from '../sources/api/index.js';
+import { openSource, type OpenedSource } from './open-source.js';
 import { KubeClientConfigError, NodeWaitError } from '../sources/api/api-source-errors.js';
 import { resolveNodeIPs, resolveNodeName } from '../node/node-identity.js';
 import { proxiedFamilies } from '../node/families.js';
@@ -55,9 +52,7 @@ import {
   apiSourceHealth,
   fanOutNodeHandler,
   healthTimeoutMs,
-  noopNodeEventRecorder,
   servePolicy,
-  type NodeEventRecorder,
 } from '../agent/index.js';
 
 /** Where the CLI writes: stdout only for --dry-run output (and --help/--version), stderr for logs. */
@@ -130,13 +125,7 @@ async function runProxy(
   const host = await detectHostCapabilities(hostFs, executor, logger);
   logger.verbose('Host capabilities', { host });
 
-  const registry = new BackendRegistry();
-  for (const b of BUILTIN_BACKENDS) registry.register(b, `built-in backend ${b.name}`);
-  for (const spec of config.backendPlugins) {
-    const plugin = registry.register(await loadPluginModule(spec), `--backend-plugin=${spec}`);
-    logger.info('Loaded backend plugin', { module: spec, mode: plugin.name, version: plugin.version });
-  }
-
+  const registry = await loadBackends(config, logger);
   const base = rootContainer.createChildContainer();
   base.register(LOGGER, { useValue: logger });
   base.register(CLOCK, { useValue: systemClock });
@@ -151,45 +140,7 @@ async function runProxy(
   // Every source's objects pass validation at the edge before anything uses them (the node IPs, the
   // Provider): what the API server would refuse is skipped, logged and counted.
   const validation = new ObjectValidation(logger.child({ component: 'validation' }));
-  let source: ManifestSource | ApiSource;
-  let apiSource: ApiSource | undefined;
-  // Node events about failed host setup: posted only through the API source, never in --dry-run.
-  let nodeEvents: NodeEventRecorder = noopNodeEventRecorder;
-  if (options.manifests) {
-    const manifests = new ManifestSource({
-      path: options.manifests,
-      nodeName,
-      serviceProxyName: options.serviceProxyName ?? '',
-      logger: logger.child({ source: 'manifests' }),
-      onMalformed: (kind) => validation.countInvalid(kind),
-    });
-    await manifests.loadInitial();
-    logger.info('Loaded manifests', { path: options.manifests, ...manifests.counts() });
-    source = manifests;
-  } else {
-    const apiLogger = logger.child({ source: 'api' });
-    const { ApiNodeEventRecorder, ApiSource, createKubeClient, watchTuningFromEnv } = await import('../sources/api/index.js');
-    const client = createKubeClient({
-      kubeconfig: config.clientConnection.kubeconfig,
-      master: options.master,
-      clientConnection: config.clientConnection,
-      logger: apiLogger,
-    });
-    const api = new ApiSource({
-      client,
-      nodeName,
-      serviceProxyName: options.serviceProxyName ?? '',
-      logger: apiLogger,
-      configSyncPeriodMs: parseDuration(config.configSyncPeriod),
-      waitForPodCIDR: config.detectLocalMode === 'NodeCIDR',
-      postStartingEvent: !options.dryRun, // the event is a write to the cluster
-      ...watchTuningFromEnv(process.env),
-    });
-    await api.loadInitial();
-    source = api;
-    apiSource = api;
-    if (!options.dryRun) nodeEvents = new ApiNodeEventRecorder({ api: client.api, nodeName, logger: apiLogger });
-  }
+  const { source, apiSource, nodeEvents } = await openSource(options, config, nodeName, validation, logger);
 
   const sourceNode = source.node();
   const node = validation.admitNode(sourceNode);
@@ -232,11 +183,46 @@ async function runProxy(
   await agent.prepareHost();
   await agent.start();
 
+  validation.useMetricsFrom(scope);
+  const outcome = await serveUntilDone(options, configFileText, source, provider, agent, validation);
+  // Settled by now (a stopped provider rejects its first sync) or a cleanup already running: finished,
+  // so that --once has removed the other modes' leftovers when it exits.
+  await switchCleanup;
+  await agent.stop();
+  return exitCodeOf(outcome, logger);
+}
+
+/** The built-in backends and those of --backend-plugin (config.backendPlugins), loaded in order. */
+async function loadBackends(config: KubeProxyConfiguration, logger: Logger): Promise<BackendRegistry> {
+  const registry = new BackendRegistry();
+  for (const b of BUILTIN_BACKENDS) registry.register(b, `built-in backend ${b.name}`);
+  for (const spec of config.backendPlugins) {
+    const plugin = registry.register(await loadPluginModule(spec), `--backend-plugin=${spec}`);
+    logger.info('Loaded backend plugin', { module: spec, mode: plugin.name, version: plugin.version });
+  }
+  return registry;
+}
+
+/** Why a run ended: its sync loop ended, a signal, --once's first sync, or a changed --config file. */
+type RunOutcome = 'loop-ended' | 'synced' | NodeJS.Signals | { configChanged: string };
+
+/**
+ * Feeds the source to the provider and runs its sync loop until something ends the run; then
+ * stops the source, the provider and the watches (the agent and the mode-switch cleanup are the
+ * caller's).
+ */
+async function serveUntilDone(
+  options: ParsedFlags['options'],
+  configFileText: string | undefined,
+  source: OpenedSource['source'],
+  provider: Provider,
+  agent: ProxyAgent,
+  validation: ObjectValidation,
+): Promise<RunOutcome> {
   const terminated = onceTerminated();
   // Timers elsewhere are unref'd so a finished run can exit; while the proxy serves, this handle keeps
   // the process alive even when every API connection is down and only backoff timers are pending.
   const keepAlive = setInterval(() => undefined, 60_000);
-  validation.useMetricsFrom(scope);
   source.start(
     validation.wrap({
       services: provider,
@@ -256,13 +242,6 @@ async function runProxy(
       configWatch.start();
     }
   });
-  const stopAll = () => {
-    configWatch?.stop();
-    clearInterval(keepAlive);
-    source.stop();
-    provider.stop();
-    terminated.dispose();
-  };
 
   const outcome = await Promise.race([
     loop.then(() => 'loop-ended' as const),
@@ -270,12 +249,16 @@ async function runProxy(
     options.once ? provider.firstSync().then(() => 'synced' as const) : new Promise<never>(() => undefined),
     configChanged,
   ]);
-  stopAll();
+  configWatch?.stop();
+  clearInterval(keepAlive);
+  source.stop();
+  provider.stop();
+  terminated.dispose();
   await loop.catch(() => undefined);
-  // Settled by now (a stopped provider rejects its first sync) or a cleanup already running: finished,
-  // so that --once has removed the other modes' leftovers when it exits.
-  await switchCleanup;
-  await agent.stop();
+  return outcome;
+}
+
+function exitCodeOf(outcome: RunOutcome, logger: Logger): number {
   if (outcome === 'synced') {
     logger.info('First sync done; exiting because of --once');
   } else if (typeof outcome === 'object') {
