@@ -11,14 +11,8 @@
  * one by one). The ipsets the rules match must exist before the restore (`ipset restore` of
  * renderIpsetRestore first), else iptables-restore fails.
  *
- * Differences from upstream, on purpose:
- * 1. Inputs upstream reads from the host are options (randomFully) or the state (ipsets).
- * 2. The KUBE-IPVS-OUT-FILTER entries come from the state's sets, sorted (lb-no-node-access.ts);
- *    upstream collects them while walking its service map in map order.
- * 3. Defence in depth: every value that reaches a rule is checked (canonical addresses, ports,
- *    detector text), and the finished payload passes core's assertRestorePayload (one line per
- *    line written, no control characters). No name from the API reaches the payload at all: the
- *    only comments are upstream's constants.
+ * Where this differs from upstream on purpose (host inputs as options, sorted OUT-FILTER entries,
+ * defence in depth) is listed in the backend's README.md, "Where we differ from upstream".
  */
 import { assertRestorePayload, UnsafeRestoreTextError } from '@kube-proxy/core';
 import type { DesiredIpvsState } from '../state/ipvs-state.js';

@@ -258,6 +258,18 @@ describe('buildDesiredIpvsState', () => {
     expect(setEntries(c.state(), 'KUBE-HEALTH-CHECK-NODE-PORT')).toEqual(['32000']);
   });
 
+  it('lists the health-check node port even when no node IP is selected for the node port (README, difference 4)', () => {
+    const c = new TestCluster();
+    c.service(nodePortService((spec) => {
+      spec.type = 'LoadBalancer';
+      spec.externalTrafficPolicy = 'Local';
+      spec.healthCheckNodePort = 32000;
+    }));
+    const none = c.state({ nodePortAddresses: { all: false, ips: ['127.0.0.1'] } });
+    expect(setEntries(none, 'KUBE-NODE-PORT-TCP')).toEqual([]);
+    expect(setEntries(none, 'KUBE-HEALTH-CHECK-NODE-PORT')).toEqual(['32000']);
+  });
+
   it('uses --ipvs-scheduler, adding the mh-port flag for mh as upstream sets FlagSourceHash', () => {
     const c = new TestCluster();
     c.service(nodePortService());

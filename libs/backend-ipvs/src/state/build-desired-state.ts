@@ -21,19 +21,9 @@
  * Virtual servers are persistent (-p) with the ClientIP affinity timeout, and carry the mh-port
  * flag under the mh scheduler (upstream's FlagSourceHash). Real servers: weight 1, masquerading.
  *
- * Differences from upstream, on purpose:
- * 1. Order: everything is sorted (upstream walks Go maps); contents are the same.
- * 2. The lbNoNodeAccess entries (LB IPs the node itself may not reach) feed iptables rules only:
- *    they belong to the iptables skeleton (a later step), not to this state.
- * 3. Two service ports claiming the same virtual server (an external IP shared by two Services):
- *    the first by ServicePortName key wins, deterministically; upstream's last-writer flaps.
- * 4. The health-check node port entry is written even when the port's node port has no node IP
- *    to answer on (upstream's `continue` there skips it too, as a side effect).
- * 5. Graceful termination (upstream keeps weight-0 real servers until their connections end) is
- *    the proxier's job, not the desired state's.
- * 6. An address the kernel refuses where it would go (kernel-refused-addresses.ts: an unspecified
- *    service address, an unbindable VIP, a not-unicast real server) is left out of that place and
- *    listed in skippedAddresses; upstream attempts it every sync and logs the kernel's error.
+ * Where this differs from upstream on purpose (sorted order, the first claimant of a shared virtual
+ * server, addresses the kernel refuses, ...) is listed in the backend's README.md, "Where we differ
+ * from upstream", each difference with the spec that pins it.
  */
 import {
   cidrContains,

@@ -59,7 +59,7 @@ export class StateBuilder {
 
   virtualServer(protocol: Protocol, address: string, port: number, persistenceTimeout: number, endpoints: readonly Endpoint[]): void {
     const key = `${joinHostPort(address, port)}/${protocol}`;
-    if (this.servers.has(key)) return; // difference 3 of build-desired-state.ts
+    if (this.servers.has(key)) return; // the first claimant wins (README, "Where we differ from upstream", 3)
     const realServers = new Map<string, RealServer>();
     for (const ep of endpoints) {
       assertStateIP(ep.ip, this.family, 'endpoint IP');
