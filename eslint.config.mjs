@@ -1,8 +1,9 @@
 import nx from '@nx/eslint-plugin';
 
-// Module boundaries are the architecture: core depends on no workspace library; a backend depends on
-// core only (through its public index); the app is the only composition root; tools may use anything
-// but nothing ships depending on tools.
+// Module boundaries are the architecture: core depends on no workspace library; netfilter-iptables
+// (the host's iptables) on core only; a backend on core and netfilter-iptables (through their entry
+// points); the app is the only composition root; tools may use anything but nothing ships depending
+// on tools.
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
@@ -19,9 +20,10 @@ export default [
           allow: [],
           depConstraints: [
             { sourceTag: 'type:core', onlyDependOnLibsWithTags: [] },
-            { sourceTag: 'type:backend', onlyDependOnLibsWithTags: ['type:core'] },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:backend'] },
-            { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:core', 'type:backend'] },
+            { sourceTag: 'type:netfilter', onlyDependOnLibsWithTags: ['type:core'] },
+            { sourceTag: 'type:backend', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter', 'type:backend'] },
+            { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter', 'type:backend'] },
           ],
         },
       ],

@@ -19,7 +19,7 @@ export default [
         {
           enforceBuildableLibDependency: true,
           allow: [],
-          depConstraints: [{ sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:tools'] }],
+          depConstraints: [{ sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter', 'type:backend', 'type:tools'] }],
         },
       ],
     },

@@ -10,10 +10,18 @@ export default [
     languageOptions: { parser: await import('jsonc-eslint-parser') },
   },
   {
-    // A backend sees core only through its public index, and never another backend.
+    // A backend sees core and netfilter-iptables only through their entry points, and never another backend.
     files: ['**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/core/*', '**/core/src/**', '@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'] }],
+      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/core/*', '@kube-proxy/netfilter-iptables/*', '!@kube-proxy/core/testing', '!@kube-proxy/netfilter-iptables/testing', '**/core/src/**', '**/netfilter-iptables/src/**', '@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'] }],
+    },
+  },
+  {
+    // Test helpers (`*/testing` entry points) are for specs and test fixtures only, never shipped code.
+    files: ['**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/testing/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/core/*', '@kube-proxy/netfilter-iptables/*', '**/core/src/**', '**/netfilter-iptables/src/**', '@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'] }],
     },
   },
 ];

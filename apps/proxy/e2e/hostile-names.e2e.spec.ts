@@ -12,21 +12,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChainNameCache, renderRuleset } from '@kube-proxy/backend-iptables';
-import { InMemoryTables } from '@kube-proxy/core';
+import { InMemoryTables } from '@kube-proxy/netfilter-iptables';
 import { renderCaptureRules, type CapturePortal } from '@kube-proxy/backend-userspace';
-import {
-  HOSTILE_NAMES,
-  UnsafeRestoreTextError,
-  assertRestorePayload,
-  commentText,
-  joinHostPort,
-  nullLogger,
-  servicePortsFromService,
-  tokenize,
-  type Endpoint,
-  type ServicePort,
-  type ServicePortName,
-} from '@kube-proxy/core';
+import { HOSTILE_NAMES } from '@kube-proxy/core/testing';
+import { UnsafeRestoreTextError, assertRestorePayload, commentText, joinHostPort, nullLogger, servicePortsFromService, type Endpoint, type ServicePort, type ServicePortName } from '@kube-proxy/core';
+import { tokenize } from '@kube-proxy/netfilter-iptables';
 import { IPTABLES_VARIANTS, cleanupPrefix, cleanupStaleRuns, iptablesCommand, run, runPrefix, type CommandResult, type IptablesVariant } from '@kube-proxy/tools/netns';
 import { INSTALL_HINT, e2ePreflight } from './support/preflight.js';
 

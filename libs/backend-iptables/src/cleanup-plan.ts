@@ -1,5 +1,5 @@
-import type { Table } from '@kube-proxy/core';
-import { tokenize } from '@kube-proxy/core';
+import type { Table } from '@kube-proxy/netfilter-iptables';
+import { tokenize } from '@kube-proxy/netfilter-iptables';
 import type { SavedRule, SavedTable } from './cleanup-saved-table.js';
 import {
   CLEANUP_ONLY_JUMP_CHAINS,

@@ -1,5 +1,5 @@
-import type { Table } from '@kube-proxy/core';
-import { ruleTarget, tokenize } from '@kube-proxy/core';
+import type { Table } from '@kube-proxy/netfilter-iptables';
+import { ruleTarget, tokenize } from '@kube-proxy/netfilter-iptables';
 
 /** One `-A CHAIN …` line of iptables-save output: its chain, its text after the chain, its jump target. */
 export interface SavedRule {

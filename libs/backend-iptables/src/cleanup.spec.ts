@@ -1,6 +1,7 @@
-import { nullLogger, type IptablesInterface, type RestoreOptions, type Table } from '@kube-proxy/core';
+import { nullLogger } from '@kube-proxy/core';
+import { type IptablesInterface, type RestoreOptions, type Table } from '@kube-proxy/netfilter-iptables';
 import { cleanupIptables } from './cleanup.js';
-import { DryRunIptables, InMemoryTables } from '@kube-proxy/core';
+import { DryRunIptables, InMemoryTables } from '@kube-proxy/netfilter-iptables';
 import { savedNodeTables } from './cleanup-test-table.js';
 import { JUMP_CHAINS, jumpRuleArgs, KUBELET_JUMP_CHAINS } from './render/index.js';
 

@@ -1,5 +1,6 @@
 import type { CommandExecutor, IPFamily, IptablesVariant, Logger } from '@kube-proxy/core';
-import { Iptables, assertRestorePayload, iptablesBinaries, type IptablesInterface, type Table } from '@kube-proxy/core';
+import { Iptables, iptablesBinaries, type IptablesInterface, type Table } from '@kube-proxy/netfilter-iptables';
+import { assertRestorePayload } from '@kube-proxy/core';
 import { planTableCleanup, renderCleanupRestore } from './cleanup-plan.js';
 import { parseSavedTable } from './cleanup-saved-table.js';
 

@@ -1,21 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Provider } from '@kube-proxy/core';
-import {
-  BACKEND_PLUGIN_API_VERSION,
-  CLOCK,
-  COMMAND_EXECUTOR,
-  DualStackProvider,
-  FakeClock,
-  FakeCommandExecutor,
-  FakeSysctl,
-  fakeContainer,
-  LOGGER,
-  PROVIDER,
-  PROXIER_HEALTH_UPDATER,
-  ProxierHealthTracker,
-  RecordingLogger,
-  SYSCTL,
-} from '@kube-proxy/core';
+import { BACKEND_PLUGIN_API_VERSION, CLOCK, COMMAND_EXECUTOR, DualStackProvider, LOGGER, PROVIDER, PROXIER_HEALTH_UPDATER, ProxierHealthTracker, SYSCTL } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, fakeContainer, RecordingLogger } from '@kube-proxy/core/testing';
 import defaultExport, { iptablesBackend } from './index.js';
 import { IptablesProxier } from './proxier/iptables-proxier.js';
 import { context, HOST, service, settle, slice } from './proxier/testing/proxier-fixtures.js';

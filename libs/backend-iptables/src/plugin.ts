@@ -1,5 +1,6 @@
 import type { BackendPorts, DetectResult, HostCapabilities } from '@kube-proxy/core';
-import { defineBackend, iptablesForRun } from '@kube-proxy/core';
+import { defineBackend } from '@kube-proxy/core';
+import { iptablesForRun } from '@kube-proxy/netfilter-iptables';
 import { cleanupAllIptables } from './cleanup.js';
 import { NfacctClient, NfacctCounters } from './nfacct/index.js';
 import { IptablesProxier } from './proxier/iptables-proxier.js';

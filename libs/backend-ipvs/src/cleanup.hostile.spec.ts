@@ -6,7 +6,8 @@
  * (no shell, no batch text), and only names starting with `KUBE-` are touched, so none can be an
  * option.
  */
-import { assertRestoreLine, commentText, FakeCommandExecutor, RecordingLogger, type HostCapabilities } from '@kube-proxy/core';
+import { assertRestoreLine, commentText, type HostCapabilities } from '@kube-proxy/core';
+import { FakeCommandExecutor, RecordingLogger } from '@kube-proxy/core/testing';
 import { cleanupIpvs, IPVS_CHAINS, IPVS_JUMPS } from './cleanup.js';
 
 function host(): HostCapabilities {

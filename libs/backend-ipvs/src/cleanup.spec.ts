@@ -1,13 +1,5 @@
-import {
-  COMMAND_EXECUTOR,
-  FakeCommandExecutor,
-  fakeContainer,
-  LOGGER,
-  RecordingLogger,
-  type HostCapabilities,
-  type PluginContainer,
-  type ProxyContext,
-} from '@kube-proxy/core';
+import { COMMAND_EXECUTOR, LOGGER, type HostCapabilities, type ProxyContext } from '@kube-proxy/core';
+import { FakeCommandExecutor, fakeContainer, RecordingLogger, type PluginContainer } from '@kube-proxy/core/testing';
 import { IPVS_CHAINS, IPVS_JUMPS, cleanupIpvs } from './cleanup.js';
 import { ipvsBackend } from './plugin.js';
 

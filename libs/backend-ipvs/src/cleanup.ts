@@ -1,6 +1,5 @@
 import type { CommandExecutor, CommandResult, HostCapabilities, Logger } from '@kube-proxy/core';
-import type { JumpRule, OwnedChain } from '@kube-proxy/core';
-import { cleanupIptablesLeftoversInEveryVariant } from './cleanup-iptables-variants.js';
+import { cleanupIptablesLeftoversInEveryVariant, type JumpRule, type OwnedChain } from '@kube-proxy/netfilter-iptables';
 
 /** The dummy interface the IPVS proxier binds Service IPs to (upstream's defaultDummyDevice). */
 export const DUMMY_DEVICE = 'kube-ipvs0';

@@ -4,24 +4,8 @@
  * The second `link add` must not fail that family's sync (which would be retried a sync period later,
  * so `--once` would wait 30 s); each family's block is printed from the first sync.
  */
-import {
-  CLOCK,
-  COMMAND_EXECUTOR,
-  FakeClock,
-  FakeCommandExecutor,
-  FakeSysctl,
-  LOGGER,
-  PROVIDER,
-  RecordingLogger,
-  SYSCTL,
-  fakeContainer,
-  settle,
-  testContext,
-  type DualStackProvider,
-  type V1EndpointSlice,
-  type V1Node,
-  type V1Service,
-} from '@kube-proxy/core';
+import { CLOCK, COMMAND_EXECUTOR, LOGGER, PROVIDER, SYSCTL, type DualStackProvider, type V1EndpointSlice, type V1Node, type V1Service } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, fakeContainer, settle, testContext } from '@kube-proxy/core/testing';
 import { ipvsBackend } from './plugin.js';
 import type { IpvsProxier } from './proxier/ipvs-proxier.js';
 

@@ -1,21 +1,5 @@
-import {
-  BACKEND_PLUGIN_API_VERSION,
-  CLOCK,
-  COMMAND_EXECUTOR,
-  FakeClock,
-  FakeCommandExecutor,
-  FakeSysctl,
-  LOGGER,
-  PROVIDER,
-  RecordingLogger,
-  SYSCTL,
-  TEST_HOST,
-  defaultConfiguration,
-  fakeContainer,
-  testContext,
-  type HostCapabilities,
-  type Provider,
-} from '@kube-proxy/core';
+import { BACKEND_PLUGIN_API_VERSION, CLOCK, COMMAND_EXECUTOR, LOGGER, PROVIDER, SYSCTL, defaultConfiguration, type HostCapabilities, type Provider } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, TEST_HOST, fakeContainer, testContext } from '@kube-proxy/core/testing';
 import { ipvsBackend } from './plugin.js';
 
 function host(ipvsAvailable: boolean, reason: string): HostCapabilities {

@@ -1,12 +1,5 @@
-import {
-  defineBackend,
-  iptablesForRun,
-  type BackendPorts,
-  type DetectResult,
-  type HostCapabilities,
-  type IPFamily,
-  type KubeProxyConfiguration,
-} from '@kube-proxy/core';
+import { defineBackend, type BackendPorts, type DetectResult, type HostCapabilities, type IPFamily, type KubeProxyConfiguration } from '@kube-proxy/core';
+import { iptablesForRun } from '@kube-proxy/netfilter-iptables';
 import { cleanupIpvs } from './cleanup.js';
 import { HostIpvsKernel } from './kernel/host-ipvs-kernel.js';
 import type { IpvsKernel } from './kernel/ipvs-kernel.js';

@@ -1,4 +1,4 @@
-import { FakeCommandExecutor, RecordingLogger } from '@kube-proxy/core';
+import { FakeCommandExecutor, RecordingLogger } from '@kube-proxy/core/testing';
 import { cleanupNftables } from './cleanup.js';
 
 describe('cleanupNftables', () => {

@@ -1,22 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Provider, V1EndpointSlice, V1Service } from '@kube-proxy/core';
-import {
-  BACKEND_PLUGIN_API_VERSION,
-  CLOCK,
-  COMMAND_EXECUTOR,
-  DualStackProvider,
-  FakeClock,
-  FakeCommandExecutor,
-  FakeSysctl,
-  fakeContainer,
-  LOGGER,
-  PROVIDER,
-  RecordingLogger,
-  settle,
-  SYSCTL,
-  TEST_HOST,
-  testContext,
-} from '@kube-proxy/core';
+import { BACKEND_PLUGIN_API_VERSION, CLOCK, COMMAND_EXECUTOR, DualStackProvider, LOGGER, PROVIDER, SYSCTL } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, fakeContainer, RecordingLogger, settle, TEST_HOST, testContext } from '@kube-proxy/core/testing';
 import defaultExport, { nftablesBackend } from './index.js';
 import { NftablesProxier } from './proxier/nftables-proxier.js';
 

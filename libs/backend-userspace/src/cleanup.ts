@@ -1,5 +1,5 @@
-import type { CommandExecutor, HostCapabilities, Logger } from '@kube-proxy/core';
-import { cleanupChains, type JumpRule, type OwnedChain } from '@kube-proxy/core';
+import type { CommandExecutor, Logger } from '@kube-proxy/core';
+import { cleanupIptablesLeftoversInEveryVariant, type JumpRule, type OwnedChain } from '@kube-proxy/netfilter-iptables';
 
 /*
  * Upstream's old userspace proxier (pkg/proxy/userspace, removed in v1.26) captured traffic with
@@ -37,17 +37,11 @@ export const USERSPACE_CHAINS: readonly OwnedChain[] = [
 
 /**
  * Upstream's userspace CleanupLeftovers: unlink the portal and node-port chains from PREROUTING and
- * OUTPUT, then flush and delete them (iptables and ip6tables, when present). Absence is never an
- * error. Returns true if an error was encountered (logged).
+ * OUTPUT, then flush and delete them, with every iptables variant and family the host has (one
+ * iptables-save and at most one iptables-restore per table, as the IPVS cleanup: the old proxy may
+ * have written with either variant). Absence is never an error. Returns true if an error was
+ * encountered (logged).
  */
-export async function cleanupUserspace(executor: CommandExecutor, host: HostCapabilities, logger: Logger): Promise<boolean> {
-  let encounteredError = false;
-  for (const [binary, tool] of [
-    ['iptables', host.tools.iptables],
-    ['ip6tables', host.tools.ip6tables],
-  ] as const) {
-    if (!tool.present) continue;
-    if (await cleanupChains(executor, logger, binary, USERSPACE_JUMPS, USERSPACE_CHAINS)) encounteredError = true;
-  }
-  return encounteredError;
+export async function cleanupUserspace(executor: CommandExecutor, logger: Logger): Promise<boolean> {
+  return cleanupIptablesLeftoversInEveryVariant(executor, logger, USERSPACE_JUMPS, USERSPACE_CHAINS);
 }

@@ -1,16 +1,5 @@
-import {
-  BACKEND_PLUGIN_API_VERSION,
-  CLOCK,
-  COMMAND_EXECUTOR,
-  DualStackProvider,
-  fakeContainer,
-  FakeCommandExecutor,
-  LOGGER,
-  PROVIDER,
-  RecordingLogger,
-  systemClock,
-  type Provider,
-} from '@kube-proxy/core';
+import { BACKEND_PLUGIN_API_VERSION, CLOCK, COMMAND_EXECUTOR, DualStackProvider, LOGGER, PROVIDER, systemClock, type Provider } from '@kube-proxy/core';
+import { fakeContainer, FakeCommandExecutor, RecordingLogger } from '@kube-proxy/core/testing';
 import { userspaceBackend } from './plugin.js';
 import { UserspaceProxier } from './proxier/userspace-proxier.js';
 import { context } from './testing/proxier-fixtures.js';

@@ -1,20 +1,5 @@
-import {
-  CLOCK,
-  COMMAND_EXECUTOR,
-  defineBackend,
-  Iptables,
-  LOGGER,
-  parseDuration,
-  resolveObservers,
-  type Clock,
-  type CommandExecutor,
-  type DetectResult,
-  type IPFamily,
-  type IptablesInterface,
-  type Logger,
-  type ProxierObservers,
-  type ProxyContext,
-} from '@kube-proxy/core';
+import { CLOCK, COMMAND_EXECUTOR, defineBackend, LOGGER, parseDuration, resolveObservers, type Clock, type CommandExecutor, type DetectResult, type IPFamily, type Logger, type ProxierObservers, type ProxyContext } from '@kube-proxy/core';
+import { Iptables, type IptablesInterface } from '@kube-proxy/netfilter-iptables';
 import { cleanupUserspace } from './cleanup.js';
 import { UserspaceProxier } from './proxier/userspace-proxier.js';
 import { DataPlaneClient, workerChannel } from './dataplane/client.js';
@@ -116,6 +101,6 @@ export const userspaceBackend = defineBackend<UserspacePorts, UserspaceRun>({
     return proxier;
   },
   /** --cleanup: removes the capture chains (ours, and upstream's old userspace proxier's: the same). */
-  cleanup: (ports, context) => cleanupUserspace(ports.executor, context.host, ports.logger),
+  cleanup: (ports) => cleanupUserspace(ports.executor, ports.logger),
   cleanupSubject: 'userspace capture rules',
 });

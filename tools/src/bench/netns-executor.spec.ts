@@ -1,4 +1,4 @@
-import { FakeCommandExecutor } from '@kube-proxy/core';
+import { FakeCommandExecutor } from '@kube-proxy/core/testing';
 import { NetnsExecutor, netnsArgs } from './netns-executor.js';
 
 describe('NetnsExecutor', () => {

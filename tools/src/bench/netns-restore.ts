@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withNftCacheHint } from '@kube-proxy/core';
+import { withNftCacheHint } from '@kube-proxy/netfilter-iptables';
 
 export type Variant = 'legacy' | 'nft';
 

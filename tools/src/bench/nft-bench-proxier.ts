@@ -1,5 +1,6 @@
 import type { V1Node } from '@kubernetes/client-node';
-import { nullLogger, testContext, type Clock, type CommandExecutor, type ProxyContext } from '@kube-proxy/core';
+import { nullLogger, type Clock, type CommandExecutor, type ProxyContext } from '@kube-proxy/core';
+import { testContext } from '@kube-proxy/core/testing';
 import { NftablesProxier, type NftInterface } from '@kube-proxy/backend-nftables';
 import type { ScaleCluster } from './scale-cluster.js';
 

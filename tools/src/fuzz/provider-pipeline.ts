@@ -4,8 +4,12 @@
  * the host, exactly as the app wires it in --dry-run. Returns the first full-sync payload of each
  * family and everything that went wrong on the way, so properties can look at both.
  */
-import type { EndpointSliceHandler, IPFamily, LogEntry, NodeHandler, RestoreOptions, ServiceHandler, V1EndpointSlice, V1Node, V1Service } from '@kube-proxy/core';
-import { DryRunIptables, FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, testContext, validateEndpointSlice, validateNode, validateService } from '@kube-proxy/core';
+import type { EndpointSliceHandler, IPFamily, NodeHandler, ServiceHandler, V1EndpointSlice, V1Node, V1Service } from '@kube-proxy/core';
+import type { LogEntry } from '@kube-proxy/core/testing';
+import type { RestoreOptions } from '@kube-proxy/netfilter-iptables';
+import { DryRunIptables } from '@kube-proxy/netfilter-iptables';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, testContext } from '@kube-proxy/core/testing';
+import { validateEndpointSlice, validateNode, validateService } from '@kube-proxy/core';
 import { IptablesProxier, type IptablesProxierStats } from '@kube-proxy/backend-iptables';
 import type { FuzzCluster, FuzzClusterChange } from './cluster-arbitrary.js';
 import type { FuzzObject } from './fuzz-object.js';

@@ -12,7 +12,8 @@
  */
 import { accessSync, chmodSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { iptablesBinaries, type IptablesVariant } from '@kube-proxy/core';
+import { iptablesBinaries } from '@kube-proxy/netfilter-iptables';
+import { type IptablesVariant } from '@kube-proxy/core';
 
 /** The restore binaries the iptables proxier runs, per family and variant (from core's runner). */
 export function restoreBinaries(): string[] {

@@ -1,18 +1,7 @@
 import { createServer } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import {
-  defaultConfiguration,
-  FakeClock,
-  FakeSysctl,
-  PROXIER_HEALTH_UPDATER,
-  PROXY_METRICS,
-  RecordingLogger,
-  SERVICE_HEALTH_SERVER,
-  type KubeProxyConfiguration,
-  type ProxierHealthUpdater,
-  type ProxyMetrics,
-  type ServiceHealthServer,
-} from '@kube-proxy/core';
+import { defaultConfiguration, PROXIER_HEALTH_UPDATER, PROXY_METRICS, SERVICE_HEALTH_SERVER, type KubeProxyConfiguration, type ProxierHealthUpdater, type ProxyMetrics, type ServiceHealthServer } from '@kube-proxy/core';
+import { FakeClock, FakeSysctl, RecordingLogger } from '@kube-proxy/core/testing';
 import { healthTimeoutMs, ProxyAgent } from './agent.js';
 import { SYSCTL_CONNTRACK_MAX } from './conntrack-setup.js';
 import { ServerBindError } from './managed-http-server.js';

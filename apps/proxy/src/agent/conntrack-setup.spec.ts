@@ -1,4 +1,5 @@
-import { defaultConfiguration, FakeSysctl, RecordingLogger, type KubeProxyConntrackConfiguration } from '@kube-proxy/core';
+import { defaultConfiguration, type KubeProxyConntrackConfiguration } from '@kube-proxy/core';
+import { FakeSysctl, RecordingLogger } from '@kube-proxy/core/testing';
 import {
   checkBridgeNetfilter,
   conntrackMax,

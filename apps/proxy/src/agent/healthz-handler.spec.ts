@@ -1,4 +1,5 @@
-import { FakeClock, PromProxyMetrics, ProxierHealthTracker, RecordingLogger } from '@kube-proxy/core';
+import { FakeClock, RecordingLogger } from '@kube-proxy/core/testing';
+import { PromProxyMetrics, ProxierHealthTracker } from '@kube-proxy/core';
 import { healthzHandler } from './healthz-handler.js';
 import { ManagedHttpServer } from './managed-http-server.js';
 import { httpGet } from './testing/http-get.js';

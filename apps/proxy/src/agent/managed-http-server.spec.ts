@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:net';
-import { FakeClock, RecordingLogger } from '@kube-proxy/core';
+import { FakeClock, RecordingLogger } from '@kube-proxy/core/testing';
 import { ManagedHttpServer, SERVER_RETRY_MS, ServerBindError } from './managed-http-server.js';
 import { httpGet } from './testing/http-get.js';
 

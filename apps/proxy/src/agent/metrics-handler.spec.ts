@@ -1,4 +1,5 @@
-import { defaultConfiguration, PromProxyMetrics, RecordingLogger, systemClock } from '@kube-proxy/core';
+import { defaultConfiguration, PromProxyMetrics, systemClock } from '@kube-proxy/core';
+import { RecordingLogger } from '@kube-proxy/core/testing';
 import { ManagedHttpServer } from './managed-http-server.js';
 import { CONFIGZ_GROUP, metricsHandler } from './metrics-handler.js';
 import { httpGet } from './testing/http-get.js';

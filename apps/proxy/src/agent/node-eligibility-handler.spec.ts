@@ -1,5 +1,6 @@
 import type { V1Node } from '@kubernetes/client-node';
-import { FakeClock, ProxierHealthTracker, TO_BE_DELETED_TAINT, type NodeHandler } from '@kube-proxy/core';
+import { FakeClock } from '@kube-proxy/core/testing';
+import { ProxierHealthTracker, TO_BE_DELETED_TAINT, type NodeHandler } from '@kube-proxy/core';
 import { NodeEligibilityHandler } from './node-eligibility-handler.js';
 import { fanOutNodeHandler } from './node-handler-fan-out.js';
 

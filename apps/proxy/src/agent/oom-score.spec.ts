@@ -1,4 +1,4 @@
-import { RecordingLogger } from '@kube-proxy/core';
+import { RecordingLogger } from '@kube-proxy/core/testing';
 import { REASON_FAILED_TO_APPLY_OOM_SCORE_ADJ } from './node-events.js';
 import { applyOomScoreAdj, OOM_SCORE_ADJ_PATH } from './oom-score.js';
 

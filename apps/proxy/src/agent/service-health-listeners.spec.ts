@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:net';
-import { FakeClock, ProxierHealthTracker, RecordingLogger } from '@kube-proxy/core';
+import { FakeClock, RecordingLogger } from '@kube-proxy/core/testing';
+import { ProxierHealthTracker } from '@kube-proxy/core';
 import { ServiceHealthListeners } from './service-health-listeners.js';
 import { httpGet } from './testing/http-get.js';
 

@@ -1,4 +1,5 @@
-import { defaultConfiguration, FakeClock, FakeSysctl, nullLogger, RecordingLogger, systemClock, type KubeProxyConfiguration, type Logger } from '@kube-proxy/core';
+import { defaultConfiguration, nullLogger, systemClock, type KubeProxyConfiguration, type Logger } from '@kube-proxy/core';
+import { FakeClock, FakeSysctl, RecordingLogger } from '@kube-proxy/core/testing';
 import { TestApiServer, waitUntil } from '@kube-proxy/tools/test-apiserver';
 import { ApiSource } from '../sources/api/api-source.js';
 import { createKubeClient } from '../sources/api/kube-client.js';

@@ -1,4 +1,5 @@
-import { BACKEND_PLUGIN_API_VERSION, RecordingLogger, testContext, type BackendPlugin } from '@kube-proxy/core';
+import { BACKEND_PLUGIN_API_VERSION, type BackendPlugin } from '@kube-proxy/core';
+import { RecordingLogger, testContext } from '@kube-proxy/core/testing';
 import { container } from 'tsyringe';
 import { BackendRegistry } from '../registry/backend-registry.js';
 import { cleanupOtherModes, modesToClean, type SwitchCleanupOptions } from './switch-cleanup.js';

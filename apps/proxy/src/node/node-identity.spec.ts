@@ -1,4 +1,4 @@
-import { RecordingLogger } from '@kube-proxy/core';
+import { RecordingLogger } from '@kube-proxy/core/testing';
 import type { V1Node } from '@kubernetes/client-node';
 import { resolveNodeIPs } from './node-identity.js';
 

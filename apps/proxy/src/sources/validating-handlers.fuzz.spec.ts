@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { RecordingLogger } from '@kube-proxy/core';
+import { RecordingLogger } from '@kube-proxy/core/testing';
 import { CORE_VALIDATOR, fuzzCluster, fuzzRuns, fuzzSeed, replayHint, runPipeline, showValue, validatedRunProblems } from '@kube-proxy/tools/fuzz';
 import { ObjectValidation } from './validating-handlers.js';
 

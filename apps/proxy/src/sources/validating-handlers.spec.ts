@@ -1,15 +1,6 @@
 import { container as rootContainer } from 'tsyringe';
-import {
-  PROXY_METRICS,
-  PromProxyMetrics,
-  RecordingLogger,
-  type EndpointSliceHandler,
-  type NodeHandler,
-  type ServiceHandler,
-  type V1EndpointSlice,
-  type V1Node,
-  type V1Service,
-} from '@kube-proxy/core';
+import { PROXY_METRICS, PromProxyMetrics, type EndpointSliceHandler, type NodeHandler, type ServiceHandler, type V1EndpointSlice, type V1Node, type V1Service } from '@kube-proxy/core';
+import { RecordingLogger } from '@kube-proxy/core/testing';
 import { ObjectValidation } from './validating-handlers.js';
 
 type Call = readonly [string, ...unknown[]];

@@ -1,4 +1,4 @@
-import { FakeClock, FakeCommandExecutor, RecordingLogger, commandNotFound } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, RecordingLogger, commandNotFound } from '@kube-proxy/core/testing';
 import { NfacctClient, parseNfacctList } from './nfacct-client.js';
 import { NfacctCounters } from './nfacct-counters.js';
 

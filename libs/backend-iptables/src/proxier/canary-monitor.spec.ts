@@ -1,5 +1,6 @@
-import { FakeClock, nullLogger } from '@kube-proxy/core';
-import { DryRunIptables } from '@kube-proxy/core';
+import { FakeClock } from '@kube-proxy/core/testing';
+import { nullLogger } from '@kube-proxy/core';
+import { DryRunIptables } from '@kube-proxy/netfilter-iptables';
 import { canaryFlushMonitor, IPTABLES_FLUSH_SETTLE_MS, IPTABLES_FLUSH_TIMEOUT_MS } from './canary-monitor.js';
 
 const flush = async (): Promise<void> => {

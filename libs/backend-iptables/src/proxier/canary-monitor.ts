@@ -1,8 +1,9 @@
-import type { Clock, IptablesInterface, Logger, Table, TableFlushFinding } from '@kube-proxy/core';
-import { IptablesFlushMonitor } from '@kube-proxy/core';
+import type { Clock, Logger } from '@kube-proxy/core';
+import type { IptablesInterface, Table, TableFlushFinding } from '@kube-proxy/netfilter-iptables';
+import { IptablesFlushMonitor } from '@kube-proxy/netfilter-iptables';
 import { CANARY_TABLES, KUBE_PROXY_CANARY_CHAIN } from '../render/index.js';
 
-export { IPTABLES_FLUSH_POLL_MS, IPTABLES_FLUSH_SETTLE_MS, IPTABLES_FLUSH_TIMEOUT_MS } from '@kube-proxy/core';
+export { IPTABLES_FLUSH_POLL_MS, IPTABLES_FLUSH_SETTLE_MS, IPTABLES_FLUSH_TIMEOUT_MS } from '@kube-proxy/netfilter-iptables';
 
 export interface CanaryMonitorOptions {
   readonly iptables: IptablesInterface;

@@ -19,8 +19,8 @@
  * is expected in mangle; a `-t mangle -F` removes nothing of ours, and a deleted canary is the
  * canary's business.
  */
-import type { RuleSpec, Table } from '@kube-proxy/core';
-import { tokenize } from '@kube-proxy/core';
+import type { RuleSpec, Table } from '@kube-proxy/netfilter-iptables';
+import { tokenize } from '@kube-proxy/netfilter-iptables';
 import { appliedChainKey, JUMP_CHAINS, jumpRuleArgs, KUBE_CHAINS, KUBELET_JUMP_CHAINS, type AppliedChainMemo } from '../render/index.js';
 
 /** The top-level chains whose last rule is a sentinel, by table (see the header). */

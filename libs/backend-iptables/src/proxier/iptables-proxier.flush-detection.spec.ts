@@ -1,5 +1,6 @@
-import type { Table } from '@kube-proxy/core';
-import { FakeClock, FakeCommandExecutor, FakeSysctl, IPTABLES_FLUSH_SETTLE_MS, RecordingLogger, advanceSettling } from '@kube-proxy/core';
+import type { Table } from '@kube-proxy/netfilter-iptables';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, advanceSettling } from '@kube-proxy/core/testing';
+import { IPTABLES_FLUSH_SETTLE_MS } from '@kube-proxy/netfilter-iptables';
 import { servicePortPolicyClusterChain } from '../render/index.js';
 import { IptablesProxier } from './iptables-proxier.js';
 import type { PortSpec } from './testing/proxier-fixtures.js';

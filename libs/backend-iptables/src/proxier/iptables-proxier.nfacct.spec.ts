@@ -1,4 +1,4 @@
-import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, commandNotFound } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, commandNotFound } from '@kube-proxy/core/testing';
 import { NfacctClient, NfacctCounters } from '../nfacct/index.js';
 import { IptablesProxier } from './iptables-proxier.js';
 import type { PortSpec } from './testing/proxier-fixtures.js';

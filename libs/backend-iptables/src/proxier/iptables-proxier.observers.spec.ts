@@ -1,14 +1,6 @@
 import type { IPFamily, ServiceHealthServer } from '@kube-proxy/core';
-import {
-  ANNOTATION_LAST_CHANGE_TRIGGER_TIME,
-  FakeClock,
-  FakeCommandExecutor,
-  FakeSysctl,
-  PromProxyMetrics,
-  ProxierHealthTracker,
-  RecordingLogger,
-  advanceSettling,
-} from '@kube-proxy/core';
+import { ANNOTATION_LAST_CHANGE_TRIGGER_TIME, PromProxyMetrics, ProxierHealthTracker } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, advanceSettling } from '@kube-proxy/core/testing';
 import { IptablesProxier } from './iptables-proxier.js';
 import type { V1EndpointSlice, V1Service } from './k8s-types.js';
 import type { PortSpec } from './testing/proxier-fixtures.js';

@@ -2,7 +2,7 @@
 // port names that Service in the log and the others are programmed at once without it; it is tried
 // again when it changes and on the next full sync. TestIptables refuses the lines of `ns/bad` as
 // iptables-restore refuses a line ("Error occurred at line: N").
-import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, advanceSettling } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, advanceSettling } from '@kube-proxy/core/testing';
 import { FULL_SYNC_PERIOD_MS } from '@kube-proxy/core';
 import { IptablesProxier } from './iptables-proxier.js';
 import type { PortSpec } from './testing/proxier-fixtures.js';

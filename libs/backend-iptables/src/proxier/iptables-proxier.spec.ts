@@ -1,6 +1,6 @@
 import type { ProxyContext } from '@kube-proxy/core';
-import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, advanceSettling } from '@kube-proxy/core';
-import { IptablesRestoreError } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, advanceSettling } from '@kube-proxy/core/testing';
+import { IptablesRestoreError } from '@kube-proxy/netfilter-iptables';
 import { AppliedChainMemo, servicePortEndpointChainName, servicePortPolicyClusterChain } from '../render/index.js';
 import { IptablesProxier } from './iptables-proxier.js';
 import type { V1EndpointSlice, V1Service } from './k8s-types.js';

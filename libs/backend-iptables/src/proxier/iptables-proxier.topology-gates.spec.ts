@@ -1,4 +1,4 @@
-import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger } from '@kube-proxy/core/testing';
 import { servicePortEndpointChainName, servicePortPolicyClusterChain } from '../render/index.js';
 import { IptablesProxier } from './iptables-proxier.js';
 import type { V1EndpointSlice } from './k8s-types.js';

@@ -11,28 +11,9 @@ import type {
   ServicePortMap,
   Sysctl,
 } from '@kube-proxy/core';
-import {
-  ConntrackCleaner,
-  BURST_SYNCS,
-  newSyncStats,
-  SyncingProxier,
-  parseDuration,
-  NodePortInterfaces,
-  parseNodePortAddresses,
-  resolveNodePortAddresses,
-  localDetectorAfterNodeEvent,
-  selectLocalDetector,
-  topologyGates,
-  type InMemoryTables,
-  type NetworkInterfaces,
-  type NodePortAddresses,
-  type ProxierObservers,
-  type SyncRequest,
-  type SyncResult,
-  type SyncStats,
-  type TopologyGates,
-} from '@kube-proxy/core';
-import { chainsFromSave, extractLines, IptablesRestoreError, type IptablesInterface } from '@kube-proxy/core';
+import { ConntrackCleaner, BURST_SYNCS, newSyncStats, SyncingProxier, parseDuration, NodePortInterfaces, parseNodePortAddresses, resolveNodePortAddresses, localDetectorAfterNodeEvent, selectLocalDetector, topologyGates, type NetworkInterfaces, type NodePortAddresses, type ProxierObservers, type SyncRequest, type SyncResult, type SyncStats, type TopologyGates } from '@kube-proxy/core';
+import { type InMemoryTables } from '@kube-proxy/netfilter-iptables';
+import { chainsFromSave, extractLines, IptablesRestoreError, type IptablesInterface } from '@kube-proxy/netfilter-iptables';
 import type { RenderResult } from '../render/index.js';
 import {
   AppliedChainMemo,
@@ -47,7 +28,7 @@ import { canaryFlushMonitor } from './canary-monitor.js';
 import { NftScaleWarning } from './nft-scale-warning.js';
 import { expectedRules } from './expected-rules.js';
 import type { V1Node } from './k8s-types.js';
-import type { IptablesFlushMonitor } from '@kube-proxy/core';
+import type { IptablesFlushMonitor } from '@kube-proxy/netfilter-iptables';
 import { ownerOfRestoreLine } from './restore-line-owner.js';
 import type { NfacctCounters, NfacctPresence } from '../nfacct/index.js';
 

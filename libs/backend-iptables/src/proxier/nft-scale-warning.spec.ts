@@ -1,4 +1,4 @@
-import { RecordingLogger, TEST_HOST } from '@kube-proxy/core';
+import { RecordingLogger, TEST_HOST } from '@kube-proxy/core/testing';
 import { NFT_LARGE_RESTORE_RULES, NFT_SLOW_RESTORE_MS, NftScaleWarning } from './nft-scale-warning.js';
 
 describe('NftScaleWarning', () => {

@@ -10,7 +10,7 @@
  * service port and endpoint (~0.1 s at 10,000 services × 5 endpoints).
  */
 import type { EndpointsMap, ServicePortMap } from '@kube-proxy/core';
-import { tokenize } from '@kube-proxy/core';
+import { tokenize } from '@kube-proxy/netfilter-iptables';
 import { portProtoHash, servicePortEndpointChainName } from '../render/index.js';
 import { commentName } from '../render/comment-name.js';
 

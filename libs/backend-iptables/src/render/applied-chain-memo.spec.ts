@@ -5,7 +5,7 @@
  * leaves in fresh tables (the in-memory tables the dry-run uses, with target/reference checks).
  */
 import type { IPFamily } from '@kube-proxy/core';
-import { InMemoryTables } from '@kube-proxy/core';
+import { InMemoryTables } from '@kube-proxy/netfilter-iptables';
 import { AppliedChainMemo, appliedChainKey } from './applied-chain-memo.js';
 import { ChainNameCache, servicePortEndpointChainName, servicePortPolicyClusterChain } from './chain-names.js';
 import type { RenderOptions, RenderResult } from './render-ruleset.js';

@@ -4,9 +4,12 @@
  * comment-safe text; values that are not core's canonical text are refused; and the final byte
  * check catches anything that would still break a line.
  */
-import type { Endpoint, HostileName, ServicePort, ServicePortName } from '@kube-proxy/core';
-import { assertRestoreLine, BENIGN_NAME, HOSTILE_NAMES, nullLogger, servicePortsFromService, tokenize, UnsafeRestoreTextError } from '@kube-proxy/core';
-import { InMemoryTables } from '@kube-proxy/core';
+import type { Endpoint, ServicePort, ServicePortName } from '@kube-proxy/core';
+import type { HostileName } from '@kube-proxy/core/testing';
+import { assertRestoreLine, nullLogger, servicePortsFromService, UnsafeRestoreTextError } from '@kube-proxy/core';
+import { BENIGN_NAME, HOSTILE_NAMES } from '@kube-proxy/core/testing';
+import { tokenize } from '@kube-proxy/netfilter-iptables';
+import { InMemoryTables } from '@kube-proxy/netfilter-iptables';
 import { ChainNameCache } from './chain-names.js';
 import { commentName } from './comment-name.js';
 import type { RenderInput, RenderOptions } from './render-ruleset.js';

@@ -7,7 +7,8 @@
  * Upstream writes the name as it is in comments, so the longest valid name must come out whole.
  */
 import type { Endpoint, IPFamily, ServicePort } from '@kube-proxy/core';
-import { InMemoryTables, nullLogger, servicePortsFromService, tokenize } from '@kube-proxy/core';
+import { InMemoryTables, tokenize } from '@kube-proxy/netfilter-iptables';
+import { nullLogger, servicePortsFromService } from '@kube-proxy/core';
 import { ChainNameCache } from './chain-names.js';
 import { renderRuleset } from './render-ruleset.js';
 import { TEST_NODE_NAME } from './testing/fake-iptables.js';

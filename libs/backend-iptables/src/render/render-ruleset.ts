@@ -21,8 +21,10 @@
  * syncs eliding unchanged top-level chains, hostile-input guards, ...) is listed in the backend's
  * README.md, "Where we differ from upstream", each difference with the spec that pins it.
  */
-import type { EndpointsMap, IPFamily, LocalDetectorArgs, LocalTrafficDetector, ServicePlanContext, ServicePortMap, TopologyGates } from '@kube-proxy/core';
-import { assertRestorePayload, localDetectorArgs, planNodePortAddresses } from '@kube-proxy/core';
+import type { EndpointsMap, IPFamily, LocalTrafficDetector, ServicePlanContext, ServicePortMap, TopologyGates } from '@kube-proxy/core';
+import type { LocalDetectorArgs } from '@kube-proxy/netfilter-iptables';
+import { assertRestorePayload, planNodePortAddresses } from '@kube-proxy/core';
+import { localDetectorArgs } from '@kube-proxy/netfilter-iptables';
 import type { AppliedChainMemo, AppliedChainUpdate } from './applied-chain-memo.js';
 import type { ChainNameCache } from './chain-names.js';
 import { KUBE_CHAINS, LARGE_CLUSTER_ENDPOINTS_THRESHOLD, makeChainLine } from './constants.js';

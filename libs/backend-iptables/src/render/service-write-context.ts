@@ -4,7 +4,8 @@
  * (active chains, lines a partial sync counts without writing). One object per render, so the
  * per-service calls pass it instead of a dozen arguments.
  */
-import type { LocalDetectorArgs, NoEndpointsVerdict } from '@kube-proxy/core';
+import type { LocalDetectorArgs } from '@kube-proxy/netfilter-iptables';
+import type { NoEndpointsVerdict } from '@kube-proxy/core';
 import type { ChainNameCache } from './chain-names.js';
 import type { LineSink } from './line-buffer.js';
 

@@ -7,7 +7,8 @@
  * API reaches ipset, ipvsadm or the iptables skeleton (set names and comments are upstream's
  * constants, ipvsadm carries no names): this spec holds that, so a long name cannot break a batch.
  */
-import { tokenize, type IPFamily } from '@kube-proxy/core';
+import { tokenize } from '@kube-proxy/netfilter-iptables';
+import { type IPFamily } from '@kube-proxy/core';
 import { renderIpvsIptables } from '../iptables/render-ipvs-iptables.js';
 import { makeService, TestCluster } from '../testing/ipvs-fixtures.js';
 import { renderIpsetRestore, renderIpvsadmRestore } from './render-batches.js';

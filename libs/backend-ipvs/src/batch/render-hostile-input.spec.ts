@@ -4,7 +4,8 @@
  * Service renders exactly the benign one's batches; and values that are not canonical (an address
  * with a newline, a port out of range) are refused before any text is written.
  */
-import { BENIGN_NAME, HOSTILE_NAMES, UnsafeRestoreTextError, type Endpoint, type ServicePort } from '@kube-proxy/core';
+import { BENIGN_NAME, HOSTILE_NAMES } from '@kube-proxy/core/testing';
+import { UnsafeRestoreTextError, type Endpoint, type ServicePort } from '@kube-proxy/core';
 import { makeService, TestCluster } from '../testing/ipvs-fixtures.js';
 import { diffDesiredStates } from './diff-batches.js';
 import { renderIpsetRestore, renderIpvsadmRestore } from './render-batches.js';

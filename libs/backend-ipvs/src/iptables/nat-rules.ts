@@ -15,7 +15,7 @@
  *   mark, MASQUERADE [--random-fully]. KUBE-MARK-MASQ: set the mark.
  */
 import type { IPFamily, LocalTrafficDetector } from '@kube-proxy/core';
-import { localDetectorArgs } from '@kube-proxy/core';
+import { localDetectorArgs } from '@kube-proxy/netfilter-iptables';
 import type { IpsetView } from './ipset-view.js';
 import { KUBE_LOAD_BALANCER, KUBE_MARK_MASQ, KUBE_NODE_PORT, KUBE_POSTROUTING, KUBE_SERVICES } from './owned-chains.js';
 import type { RuleLines } from './rule-lines.js';

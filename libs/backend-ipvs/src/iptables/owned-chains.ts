@@ -11,7 +11,7 @@
  * The lists themselves are cleanup.ts's IPVS_JUMPS / IPVS_CHAINS (one copy, in upstream's order);
  * this module adds the exact argument vectors the proxier writes and checks.
  */
-import type { RulePosition, Table } from '@kube-proxy/core';
+import type { RulePosition, Table } from '@kube-proxy/netfilter-iptables';
 import { IPVS_CHAINS, IPVS_JUMPS } from '../cleanup.js';
 
 // Upstream's chain names (pkg/proxy/ipvs/proxier.go constants).

@@ -4,7 +4,8 @@
  * benign one's payload; and a state whose set entries are not canonical text (one built by hand,
  * bypassing the state builder's guards) is refused before any text is written.
  */
-import { BENIGN_NAME, HOSTILE_NAMES, UnsafeRestoreTextError } from '@kube-proxy/core';
+import { BENIGN_NAME, HOSTILE_NAMES } from '@kube-proxy/core/testing';
+import { UnsafeRestoreTextError } from '@kube-proxy/core';
 import type { DesiredIpvsState } from '../state/ipvs-state.js';
 import { makeService, TestCluster } from '../testing/ipvs-fixtures.js';
 import { renderIpvsIptables } from './render-ipvs-iptables.js';

@@ -3,7 +3,7 @@
  * argument vector joined by core's joinArgs (arguments with spaces quoted, a newline / `\r` / NUL in
  * any argument refused), so a rule is always exactly one line whatever reached it.
  */
-import { joinArgs } from '@kube-proxy/core';
+import { joinArgs } from '@kube-proxy/netfilter-iptables';
 
 export class RuleLines {
   readonly lines: string[] = [];

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeCommandExecutor, UnsafeRestoreTextError } from '@kube-proxy/core';
+import { FakeCommandExecutor } from '@kube-proxy/core/testing';
+import { UnsafeRestoreTextError } from '@kube-proxy/core';
 import { HostIpvsKernel } from './host-ipvs-kernel.js';
 import { IpvsKernelCommandError } from './kernel-command-error.js';
 

@@ -1,4 +1,4 @@
-import { FakeCommandExecutor, FakeSysctl, RecordingLogger } from '@kube-proxy/core';
+import { FakeCommandExecutor, FakeSysctl, RecordingLogger } from '@kube-proxy/core/testing';
 import { HostSetup, ipvsSysctls, ipvsTimeoutArgs } from './host-setup.js';
 
 const zero = { tcpTimeout: '0s', tcpFinTimeout: '0s', udpTimeout: '0s' };

@@ -1,4 +1,4 @@
-import { advanceSettling, settle } from '@kube-proxy/core';
+import { advanceSettling, settle } from '@kube-proxy/core/testing';
 import { rig, service, slice, start, type Rig } from './testing/proxier-fixtures.js';
 
 const WEB = service('web', '10.96.0.10');

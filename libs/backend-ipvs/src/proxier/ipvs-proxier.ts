@@ -16,33 +16,10 @@
  * and sets exist before the rules that match them): ipsets, iptables, IPVS, kube-ipvs0.
  */
 import { networkInterfaces as osNetworkInterfaces } from 'node:os';
-import type { Clock, CommandExecutor, IPFamily, IptablesInterface, Logger, ProxyContext, RuleSpec, Table } from '@kube-proxy/core';
-import {
-  BURST_SYNCS,
-  ConntrackCleaner,
-  IptablesFlushMonitor,
-  newSyncStats,
-  NodePortInterfaces,
-  SyncingProxier,
-  parseCIDR,
-  parseDuration,
-  parseNodePortAddresses,
-  resolveNodePortAddresses,
-  localDetectorAfterNodeEvent,
-  selectLocalDetector,
-  tokenize,
-  topologyGates,
-  type InMemoryTables,
-  type LocalTrafficDetector,
-  type NetworkInterfaces,
-  type NodePortAddresses,
-  type ProxierObservers,
-  type SyncRequest,
-  type SyncResult,
-  type SyncStats,
-  type TopologyGates,
-  type V1Node,
-} from '@kube-proxy/core';
+import type { Clock, CommandExecutor, IPFamily, Logger, ProxyContext } from '@kube-proxy/core';
+import type { IptablesInterface, RuleSpec, Table } from '@kube-proxy/netfilter-iptables';
+import { BURST_SYNCS, ConntrackCleaner, newSyncStats, NodePortInterfaces, SyncingProxier, parseCIDR, parseDuration, parseNodePortAddresses, resolveNodePortAddresses, localDetectorAfterNodeEvent, selectLocalDetector, topologyGates, type LocalTrafficDetector, type NetworkInterfaces, type NodePortAddresses, type ProxierObservers, type SyncRequest, type SyncResult, type SyncStats, type TopologyGates, type V1Node } from '@kube-proxy/core';
+import { IptablesFlushMonitor, tokenize, type InMemoryTables } from '@kube-proxy/netfilter-iptables';
 import { diffIpset, diffIpvsadm } from '../batch/diff-batches.js';
 import { createSetLine } from '../batch/ipset-text.js';
 import { checkedBatch } from '../batch/render-batches.js';

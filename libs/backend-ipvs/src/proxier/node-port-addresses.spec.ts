@@ -5,7 +5,8 @@
  * lives only in the QEMU guest). In both, no address — odd, hostile or of the other family — fails a sync.
  */
 import type { NetworkInterfaceInfo } from 'node:os';
-import { settle, type NetworkInterfaces } from '@kube-proxy/core';
+import { settle } from '@kube-proxy/core/testing';
+import { type NetworkInterfaces } from '@kube-proxy/core';
 import { firstSyncServers as firstSync, node, rig, service, service6 as v6Service, slice, slice6 as v6Slice, start } from './testing/proxier-fixtures.js';
 
 const NP_V4 = service('np', '10.96.0.20', { type: 'NodePort', ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080, nodePort: 30080 }] });

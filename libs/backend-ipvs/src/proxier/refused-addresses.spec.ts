@@ -6,7 +6,7 @@
  * object failed every sync of its family. Now the address is left out of that one place, the rest
  * of the object is served, and the proxier says so once.
  */
-import { advanceSettling } from '@kube-proxy/core';
+import { advanceSettling } from '@kube-proxy/core/testing';
 import { firstSyncServers, rig, service, service6, slice, slice6, start } from './testing/proxier-fixtures.js';
 
 const WARNING = 'Left out addresses the kernel refuses in IPVS mode';

@@ -1,4 +1,4 @@
-import { FakeCommandExecutor } from '@kube-proxy/core';
+import { FakeCommandExecutor } from '@kube-proxy/core/testing';
 import { NftTransaction } from '../nft/nft-transaction.js';
 import { HostNft } from './host-nft.js';
 import { NftRunError } from './nft-interface.js';

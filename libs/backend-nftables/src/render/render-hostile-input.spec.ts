@@ -1,4 +1,5 @@
-import { BENIGN_NAME, HOSTILE_NAMES, servicePortName, testServicePort } from '@kube-proxy/core';
+import { BENIGN_NAME, HOSTILE_NAMES, testServicePort } from '@kube-proxy/core/testing';
+import { servicePortName } from '@kube-proxy/core';
 import { NftTransaction } from '../nft/nft-transaction.js';
 import { assertOneLine, assertRenderable, UnsafeNftTextError } from './render-guards.js';
 import { makeTestService, newFakeProxier } from '../testing/fake-proxier.js';

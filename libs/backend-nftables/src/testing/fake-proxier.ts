@@ -2,7 +2,7 @@
  * Pod IPs 10.0.0.0/8, ClusterIPs 172.30.0.0/16, node IPs 192.168.0.0/24 (this node 192.168.0.2),
  * external IPs 192.168.99.0/24, LB IPs 1.2.3.4 / 5.6.7.8 / 9.10.11.12, outside clients 203.0.113.0/24. */
 import type { IPFamily, ProxierObservers, V1EndpointSlice, V1Service } from '@kube-proxy/core';
-import { FakeClock, FakeCommandExecutor, RecordingLogger, testContext } from '@kube-proxy/core';
+import { FakeClock, FakeCommandExecutor, RecordingLogger, testContext } from '@kube-proxy/core/testing';
 import { MemoryNft } from '../kernel/memory-nft.js';
 import { familyOf } from '../nft/nft-objects.js';
 import { NftablesProxier } from '../proxier/nftables-proxier.js';

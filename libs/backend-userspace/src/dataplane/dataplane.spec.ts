@@ -1,5 +1,5 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { RecordingLogger } from '@kube-proxy/core';
+import { RecordingLogger } from '@kube-proxy/core/testing';
 import { eventually, exchange, nameServer, type TestServer } from '../testing/loopback.js';
 import { DataPlaneClient, type DataPlaneChannel } from './client.js';
 import { DataPlaneHost } from './host.js';

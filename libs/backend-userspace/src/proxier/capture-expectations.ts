@@ -7,8 +7,8 @@
  * The proxier clears the expectations before it rewrites the chains and sets them again once the
  * rewrite and the jumps succeeded, so a check never takes a rule the sync itself replaced for a flush.
  */
-import type { JumpRule, RuleSpec, Table } from '@kube-proxy/core';
-import { tokenize } from '@kube-proxy/core';
+import type { JumpRule, RuleSpec, Table } from '@kube-proxy/netfilter-iptables';
+import { tokenize } from '@kube-proxy/netfilter-iptables';
 import { USERSPACE_JUMPS } from '../cleanup.js';
 
 /** The arguments of a jump rule as the proxier ensures it (match, comment, target). */

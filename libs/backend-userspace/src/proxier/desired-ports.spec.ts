@@ -1,5 +1,6 @@
 import type { Endpoint, ServicePort } from '@kube-proxy/core';
-import { servicePortName, testServicePort } from '@kube-proxy/core';
+import { servicePortName } from '@kube-proxy/core';
+import { testServicePort } from '@kube-proxy/core/testing';
 import { desiredPorts } from './desired-ports.js';
 
 // The userspace proxy passes --feature-gates=PreferSameTrafficDistribution to core's topology: with the

@@ -1,4 +1,4 @@
-import { HOSTILE_NAMES } from '@kube-proxy/core';
+import { HOSTILE_NAMES } from '@kube-proxy/core/testing';
 import { formatPortTable } from './port-table.js';
 import type { ServicePortProxy } from './socket-table.js';
 

@@ -1,5 +1,6 @@
-import type { Table } from '@kube-proxy/core';
-import { FakeClock, IPTABLES_FLUSH_SETTLE_MS, RecordingLogger, advanceSettling, settle } from '@kube-proxy/core';
+import type { Table } from '@kube-proxy/netfilter-iptables';
+import { FakeClock, RecordingLogger, advanceSettling, settle } from '@kube-proxy/core/testing';
+import { IPTABLES_FLUSH_SETTLE_MS } from '@kube-proxy/netfilter-iptables';
 import { newProxyCounters } from '../proxy/counters.js';
 import { dryRunSocketOpener } from '../proxy/open-socket.js';
 import { context, RecordingIptables, service, slice } from '../testing/proxier-fixtures.js';

@@ -1,6 +1,8 @@
-import type { Clock, IPFamily, IptablesInterface, Logger, ProxierObservers, ProxyContext, ProxyMetrics, SyncRequest, SyncResult, SyncStats } from '@kube-proxy/core';
-import { extractLines, IptablesRestoreError, newSyncStats, parseDuration, parsePortRange, SyncingProxier, topologyGates } from '@kube-proxy/core';
-import { IptablesFlushMonitor } from '@kube-proxy/core';
+import type { Clock, IPFamily, Logger, ProxierObservers, ProxyContext, ProxyMetrics, SyncRequest, SyncResult, SyncStats } from '@kube-proxy/core';
+import type { IptablesInterface } from '@kube-proxy/netfilter-iptables';
+import { extractLines, IptablesRestoreError } from '@kube-proxy/netfilter-iptables';
+import { newSyncStats, parseDuration, parsePortRange, SyncingProxier, topologyGates } from '@kube-proxy/core';
+import { IptablesFlushMonitor } from '@kube-proxy/netfilter-iptables';
 import { USERSPACE_JUMPS } from '../cleanup.js';
 import type { ProxyCounters } from '../proxy/counters.js';
 import { ProxyPortAllocator } from '../proxy/port-allocator.js';

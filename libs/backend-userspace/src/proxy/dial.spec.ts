@@ -1,4 +1,5 @@
-import { FakeClock, nullLogger } from '@kube-proxy/core';
+import { FakeClock } from '@kube-proxy/core/testing';
+import { nullLogger } from '@kube-proxy/core';
 import { dialWithFailover, ENDPOINT_DIAL_TIMEOUTS_MS, type EndpointSocket } from './dial.js';
 import { EndpointPicker, type ProxyTarget } from './endpoint-picker.js';
 

@@ -1,4 +1,4 @@
-import { FakeClock } from '@kube-proxy/core';
+import { FakeClock } from '@kube-proxy/core/testing';
 import { EndpointPicker, type ProxyTarget } from './endpoint-picker.js';
 
 const ep = (n: number): ProxyTarget => ({ ip: `10.0.0.${n}`, port: 80, key: `10.0.0.${n}:80` });

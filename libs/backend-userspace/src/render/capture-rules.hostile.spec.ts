@@ -3,8 +3,10 @@
  * validation: the same rules as for a benign name, the name only as one comment-safe argument;
  * addresses and ports that are not core's canonical values are refused.
  */
-import type { HostileName } from '@kube-proxy/core';
-import { assertRestoreLine, BENIGN_NAME, commentText, HOSTILE_NAMES, tokenize, UnsafeRestoreTextError } from '@kube-proxy/core';
+import type { HostileName } from '@kube-proxy/core/testing';
+import { assertRestoreLine, commentText, UnsafeRestoreTextError } from '@kube-proxy/core';
+import { BENIGN_NAME, HOSTILE_NAMES } from '@kube-proxy/core/testing';
+import { tokenize } from '@kube-proxy/netfilter-iptables';
 import { renderCaptureRules, type CaptureOptions, type CapturePortal } from './capture-rules.js';
 
 const OPTIONS: CaptureOptions = { family: 'IPv4', listenIP: '0.0.0.0', nodeIP: '192.168.1.5' };

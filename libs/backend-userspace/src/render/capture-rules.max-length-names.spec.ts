@@ -5,7 +5,7 @@
  * characters. Capture rules do not depend on endpoints (a service without any is refused by the
  * proxy socket, not by a rule), so one portal set covers both cases.
  */
-import { tokenize } from '@kube-proxy/core';
+import { tokenize } from '@kube-proxy/netfilter-iptables';
 import { renderCaptureRules, type CapturePortal } from './capture-rules.js';
 
 const label63 = (tag: string): string => tag + 'x'.repeat(63 - tag.length);

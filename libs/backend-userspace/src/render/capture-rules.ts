@@ -1,5 +1,6 @@
 import type { IPFamily, Protocol } from '@kube-proxy/core';
-import { assertRestorePayload, canonicalIP, commentText, isPortNumber, isValidIP, joinArgs, UnsafeRestoreTextError } from '@kube-proxy/core';
+import { assertRestorePayload, canonicalIP, commentText, isPortNumber, isValidIP, UnsafeRestoreTextError } from '@kube-proxy/core';
+import { joinArgs } from '@kube-proxy/netfilter-iptables';
 
 /*
  * The capture rules of userspace mode, in upstream's (pkg/proxy/userspace, v1.25) shapes, written as

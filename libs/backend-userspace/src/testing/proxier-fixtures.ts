@@ -1,18 +1,10 @@
 /* Fixtures for the userspace proxier and plugin specs (not part of the package API). */
-import type {
-  IPFamily,
-  IptablesInterface,
-  ProxyContext,
-  RestoreOptions,
-  RulePosition,
-  RuleSpec,
-  StringSink,
-  Table,
-  TestContextOverrides,
-  V1EndpointSlice,
-  V1Service,
-} from '@kube-proxy/core';
-import { defaultConfiguration, IptablesRestoreError, joinArgs, testContext } from '@kube-proxy/core';
+import type { IPFamily, ProxyContext, V1EndpointSlice, V1Service } from '@kube-proxy/core';
+import type { IptablesInterface, RestoreOptions, RulePosition, RuleSpec, Table } from '@kube-proxy/netfilter-iptables';
+import type { StringSink, TestContextOverrides } from '@kube-proxy/core/testing';
+import { defaultConfiguration } from '@kube-proxy/core';
+import { IptablesRestoreError, joinArgs } from '@kube-proxy/netfilter-iptables';
+import { testContext } from '@kube-proxy/core/testing';
 
 export const NODE = 'node-1';
 

@@ -1,6 +1,6 @@
 import type { KubeProxyConfiguration } from './types.js';
 import { parseDurationNs } from './duration.js';
-import { ipFamilyOf } from '../model/ip.js';
+import { ipFamilyOf } from '../semantics/model/ip.js';
 import { appendPortIfNeeded } from './net-text.js';
 
 /**

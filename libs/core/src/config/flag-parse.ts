@@ -1,6 +1,6 @@
 import { DurationError, normalizeDuration } from './duration.js';
 import { findFlag, findShorthand, type FlagSpec, type FlagValue } from './flag-table.js';
-import { isValidIP } from '../model/ip.js';
+import { isValidIP } from '../semantics/model/ip.js';
 import { splitHostPort } from './net-text.js';
 
 /** A command line that cannot be used. `flag` names the offending flag (with dashes) when there is one. */

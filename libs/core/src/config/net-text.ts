@@ -1,4 +1,4 @@
-import { parseIP } from '../model/ip.js';
+import { parseIP } from '../semantics/model/ip.js';
 
 /**
  * host:port text helpers with the semantics of the Go code upstream config handling relies on

@@ -2,7 +2,7 @@ import type { KubeProxyConfiguration } from './types.js';
 import { parseDurationNs } from './duration.js';
 import type { ConfigFieldError } from './errors.js';
 import { EMULATED_KUBERNETES_VERSION, featureGateErrors } from './feature-gates.js';
-import { isDualStackCIDRs, isValidCIDR, isValidIP } from '../model/ip.js';
+import { isDualStackCIDRs, isValidCIDR, isValidIP } from '../semantics/model/ip.js';
 import { splitHostPort } from './net-text.js';
 import { parsePortRange } from './port-range.js';
 

@@ -3,11 +3,11 @@
  * canonical text never becomes an argument, so it cannot become an option (`-F` would flush every
  * flow) or add one.
  */
-import type { ServicePort } from '../model/service-port.js';
-import type { ServicePortName } from '../model/service-port-name.js';
-import { testServicePort } from '../model/testing-service-port.js';
-import { FakeCommandExecutor, RecordingLogger } from '../ports/testing-fakes.js';
-import type { AppliedChanges } from '../tracking/types.js';
+import type { ServicePort } from '../semantics/model/service-port.js';
+import type { ServicePortName } from '../semantics/model/service-port-name.js';
+import { testServicePort } from '../testing/test-service-port.js';
+import { FakeCommandExecutor, RecordingLogger } from '../testing/host-fakes.js';
+import type { AppliedChanges } from '../semantics/tracking/types.js';
 import { ConntrackCleaner } from './conntrack-cleaner.js';
 
 const NAME: ServicePortName = { namespace: 'default', name: 'dns', port: 'dns', protocol: 'UDP', key: 'default/dns:dns' };

@@ -1,8 +1,8 @@
-import type { ServicePort } from '../model/service-port.js';
-import { servicePortName } from '../model/service-port-name.js';
-import { testServicePort } from '../model/testing-service-port.js';
-import { FakeCommandExecutor, RecordingLogger } from '../ports/testing-fakes.js';
-import type { AppliedChanges, ServicePortMap } from '../tracking/types.js';
+import type { ServicePort } from '../semantics/model/service-port.js';
+import { servicePortName } from '../semantics/model/service-port-name.js';
+import { testServicePort } from '../testing/test-service-port.js';
+import { FakeCommandExecutor, RecordingLogger } from '../testing/host-fakes.js';
+import type { AppliedChanges, ServicePortMap } from '../semantics/tracking/types.js';
 import { ConntrackCleaner, endpointIP } from './conntrack-cleaner.js';
 
 function udpPort(spec: { ns: string; svc: string; portName?: string } & Partial<Omit<ServicePort, 'name'>>): ServicePort {

@@ -1,9 +1,9 @@
-import { canonicalIP } from '../model/ip.js';
-import { isPortNumber } from '../model/port-number.js';
-import type { IPFamily } from '../model/protocol.js';
-import type { CommandExecutor } from '../ports/command-executor.js';
-import type { Logger } from '../ports/logger.js';
-import type { AppliedChanges, ServicePortMap } from '../tracking/types.js';
+import { canonicalIP } from '../semantics/model/ip.js';
+import { isPortNumber } from '../semantics/model/port-number.js';
+import type { IPFamily } from '../semantics/model/protocol.js';
+import type { CommandExecutor } from '../host/command-executor.js';
+import type { Logger } from '../host/logger.js';
+import type { AppliedChanges, ServicePortMap } from '../semantics/tracking/types.js';
 
 /** What conntrack prints (on stderr, exit 1) when a delete matched nothing: not an error. */
 export const NO_CONNECTION_TO_DELETE = '0 flow entries have been deleted';

@@ -1,5 +1,5 @@
 import type { DependencyContainer } from 'tsyringe';
-import type { HostCapabilities } from '../capabilities/types.js';
+import type { HostCapabilities } from '../host/capabilities/types.js';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import type { ProxyContext } from './proxy-context.js';
 

@@ -1,7 +1,13 @@
-export type * from './handlers.js';
-export * from './provider.js';
-export * from './proxy-context.js';
-export * from './dry-run-block.js';
-export * from './backend-plugin.js';
-export * from './fake-container.js';
-export * from './testing-context.js';
+export type {
+  EndpointSliceHandler,
+  NodeHandler,
+  ServiceCIDRHandler,
+  ServiceHandler,
+  V1EndpointSlice,
+  V1Node,
+  V1Service,
+} from './handlers.js';
+export { type Provider, PROVIDER } from './provider.js';
+export { PROXY_CONTEXT, type ProxyContext, type TextSink } from './proxy-context.js';
+export { writeDryRunBlock } from './dry-run-block.js';
+export { BACKEND_PLUGIN_API_VERSION, type BackendPlugin, type DetectResult } from './backend-plugin.js';

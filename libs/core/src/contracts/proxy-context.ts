@@ -1,6 +1,6 @@
 import type { KubeProxyConfiguration } from '../config/types.js';
-import type { HostCapabilities } from '../capabilities/types.js';
-import type { IPFamily } from '../model/protocol.js';
+import type { HostCapabilities } from '../host/capabilities/types.js';
+import type { IPFamily } from '../semantics/model/protocol.js';
 
 /** Where --dry-run output goes (stdout in the CLI, a buffer in tests). */
 export interface TextSink {

@@ -1,8 +1,8 @@
 import type { DependencyContainer } from 'tsyringe';
-import { CLOCK, type Clock } from '../ports/clock.js';
-import { COMMAND_EXECUTOR, type CommandExecutor } from '../ports/command-executor.js';
-import { LOGGER, type Logger } from '../ports/logger.js';
-import { SYSCTL, type Sysctl } from '../ports/sysctl.js';
+import { CLOCK, type Clock } from '../host/clock.js';
+import { COMMAND_EXECUTOR, type CommandExecutor } from '../host/command-executor.js';
+import { LOGGER, type Logger } from '../host/logger.js';
+import { SYSCTL, type Sysctl } from '../host/sysctl.js';
 import { resolveObservers, type ProxierObservers } from './observers.js';
 
 /** What a kernel backend resolves from the host app's container to build its proxiers. */

@@ -1,5 +1,5 @@
 import { BoundedFrequencyRunner } from './bounded-frequency-runner.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../testing/fake-clock.js';
 
 // Ported from upstream's bounded_frequency_runner_test.go. Upstream observes the timer's Stop/Reset
 // calls through a channel; here the equivalent observation is "how far away is the next timer".

@@ -1,6 +1,6 @@
-import type { Clock, TimerHandle } from '../ports/clock.js';
-import { nullLogger, type Logger } from '../ports/logger.js';
-import { TokenBucket } from './token-bucket.js';
+import type { Clock, TimerHandle } from '../host/clock.js';
+import { nullLogger, type Logger } from '../host/logger.js';
+import { SyncRateLimiter } from './sync-rate-limiter.js';
 
 export interface BoundedFrequencyRunnerOptions {
   /** For logs. */
@@ -58,7 +58,7 @@ export class BoundedFrequencyRunner {
     this.maxIntervalMs = maxIntervalMs;
     this.clock = options.clock;
     this.logger = options.logger ?? nullLogger;
-    this.limiter = minIntervalMs === 0 ? { tryAccept: () => true } : new TokenBucket(burstRuns, minIntervalMs, this.clock);
+    this.limiter = minIntervalMs === 0 ? { tryAccept: () => true } : new SyncRateLimiter(burstRuns, minIntervalMs, this.clock);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
   }
 

@@ -3,9 +3,9 @@ import type { DependencyContainer } from 'tsyringe';
 import { BACKEND_PLUGIN_API_VERSION, type BackendPlugin } from '../contracts/backend-plugin.js';
 import { PROVIDER, type Provider } from '../contracts/provider.js';
 import type { ProxyContext } from '../contracts/proxy-context.js';
-import type { IPFamily } from '../model/protocol.js';
-import { COMMAND_EXECUTOR, type CommandExecutor } from '../ports/command-executor.js';
-import { LOGGER, type Logger } from '../ports/logger.js';
+import type { IPFamily } from '../semantics/model/protocol.js';
+import { COMMAND_EXECUTOR, type CommandExecutor } from '../host/command-executor.js';
+import { LOGGER, type Logger } from '../host/logger.js';
 import { resolveBackendPorts, type BackendPorts } from './backend-ports.js';
 import { DualStackProvider } from './dual-stack-provider.js';
 

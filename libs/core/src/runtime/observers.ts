@@ -1,7 +1,7 @@
 import type { DependencyContainer } from 'tsyringe';
-import { PROXIER_HEALTH_UPDATER, type ProxierHealthUpdater } from '../health/proxier-health-updater.js';
-import { SERVICE_HEALTH_SERVER, type ServiceHealthServer } from '../health/service-health-server.js';
-import { PROXY_METRICS, type ProxyMetrics } from '../metrics/proxy-metrics.js';
+import { PROXIER_HEALTH_UPDATER, type ProxierHealthUpdater } from '../observers/health/proxier-health-updater.js';
+import { SERVICE_HEALTH_SERVER, type ServiceHealthServer } from '../observers/health/service-health-server.js';
+import { PROXY_METRICS, type ProxyMetrics } from '../observers/metrics/proxy-metrics.js';
 
 /** The node agent's parts a proxier reports to; each is absent when the host app provides none. */
 export interface ProxierObservers {

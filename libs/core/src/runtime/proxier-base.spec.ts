@@ -1,8 +1,8 @@
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
-import type { ProxyMetrics } from '../metrics/proxy-metrics.js';
-import { nullLogger } from '../ports/logger.js';
+import type { ProxyMetrics } from '../observers/metrics/proxy-metrics.js';
+import { nullLogger } from '../host/logger.js';
 import { BoundedFrequencyRunner } from './bounded-frequency-runner.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../testing/fake-clock.js';
 import { ProxierBase } from './proxier-base.js';
 
 class TestProxier extends ProxierBase {

@@ -1,7 +1,7 @@
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import type { Provider } from '../contracts/provider.js';
-import type { IPFamily } from '../model/protocol.js';
-import type { Logger } from '../ports/logger.js';
+import type { IPFamily } from '../semantics/model/protocol.js';
+import type { Logger } from '../host/logger.js';
 import type { BoundedFrequencyRunner } from './bounded-frequency-runner.js';
 import { deferred } from './deferred.js';
 import type { ProxierObservers } from './observers.js';

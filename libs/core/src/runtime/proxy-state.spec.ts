@@ -1,5 +1,5 @@
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
-import { nullLogger, type Logger } from '../ports/logger.js';
+import { nullLogger, type Logger } from '../host/logger.js';
 import { ProxyState } from './proxy-state.js';
 
 const ZONE = 'topology.kubernetes.io/zone';

@@ -1,12 +1,12 @@
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import type { EndpointSliceHandler, NodeHandler, ServiceHandler } from '../contracts/handlers.js';
-import type { IPFamily } from '../model/protocol.js';
-import type { Logger } from '../ports/logger.js';
-import { EndpointsChangeTracker } from '../tracking/endpoints-change-tracker.js';
-import { MutableEndpointsMap } from '../tracking/endpoints-map.js';
-import { ServiceChangeTracker } from '../tracking/service-change-tracker.js';
-import { MutableServicePortMap } from '../tracking/service-port-map.js';
-import type { AppliedChanges, EndpointsMap, ServicePortMap } from '../tracking/types.js';
+import type { IPFamily } from '../semantics/model/protocol.js';
+import type { Logger } from '../host/logger.js';
+import { EndpointsChangeTracker } from '../semantics/tracking/endpoints-change-tracker.js';
+import { MutableEndpointsMap } from '../semantics/tracking/endpoints-map.js';
+import { ServiceChangeTracker } from '../semantics/tracking/service-change-tracker.js';
+import { MutableServicePortMap } from '../semantics/tracking/service-port-map.js';
+import type { AppliedChanges, EndpointsMap, ServicePortMap } from '../semantics/tracking/types.js';
 import { topologyLabelsDiffer } from './topology-labels.js';
 
 export interface ProxyStateOptions {

@@ -1,7 +1,7 @@
-import type { ProxyMetrics } from '../metrics/proxy-metrics.js';
-import type { IPFamily } from '../model/protocol.js';
-import type { Logger } from '../ports/logger.js';
-import type { AppliedChanges } from '../tracking/types.js';
+import type { ProxyMetrics } from '../observers/metrics/proxy-metrics.js';
+import type { IPFamily } from '../semantics/model/protocol.js';
+import type { Logger } from '../host/logger.js';
+import type { AppliedChanges } from '../semantics/tracking/types.js';
 import type { ProxierObservers } from './observers.js';
 
 export interface SyncedReport {

@@ -1,5 +1,5 @@
-import type { ProxyMetrics } from '../metrics/proxy-metrics.js';
-import type { AppliedChanges } from '../tracking/types.js';
+import type { ProxyMetrics } from '../observers/metrics/proxy-metrics.js';
+import type { AppliedChanges } from '../semantics/tracking/types.js';
 
 /** Services with no local endpoint for internal / external traffic (sync_proxy_rules_no_local_endpoints_total). */
 export interface NoLocalEndpoints {

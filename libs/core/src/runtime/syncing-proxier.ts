@@ -1,8 +1,8 @@
 import type { ConntrackCleaner } from '../conntrack/conntrack-cleaner.js';
 import { writeDryRunBlock } from '../contracts/dry-run-block.js';
 import type { TextSink } from '../contracts/proxy-context.js';
-import type { Clock } from '../ports/clock.js';
-import type { Logger } from '../ports/logger.js';
+import type { Clock } from '../host/clock.js';
+import type { Logger } from '../host/logger.js';
 import { BoundedFrequencyRunner } from './bounded-frequency-runner.js';
 import { ProxierBase, type ProxierBaseOptions } from './proxier-base.js';
 import { publishSuccessfulSync } from './report-synced.js';

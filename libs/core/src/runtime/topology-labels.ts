@@ -1,4 +1,4 @@
-import { LABEL_TOPOLOGY_ZONE } from '../model/well-known.js';
+import { LABEL_TOPOLOGY_ZONE } from '../semantics/model/well-known.js';
 
 /**
  * Node labels that change which endpoints this node routes to. Upstream's NodeTopologyConfig only

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { TokenBucket } from './token-bucket.js';
+import type { ApiRequestRateLimiter } from './api-request-rate-limiter.js';
 
 /** A non-2xx answer from the API server; `statusCode` as client-node's watch errors carry it. */
 export class ApiError extends Error {
@@ -32,7 +32,7 @@ const USER_AGENT = 'kube-proxy-ts';
 export class KubeApi {
   constructor(
     private readonly kc: KubeConfig,
-    private readonly limiter: TokenBucket,
+    private readonly limiter: ApiRequestRateLimiter,
     private readonly timeoutMs: number,
   ) {}
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { KubeConfig, type Cluster, type Context, type User } from '@kubernetes/client-node';
 import { ipFamilyOf, type ClientConnectionConfiguration, type Logger } from '@kube-proxy/core';
 import { KubeApi } from './kube-api.js';
-import { tokenBucketFor, type TokenBucket } from './token-bucket.js';
+import { apiRequestRateLimiterFor, type ApiRequestRateLimiter } from './api-request-rate-limiter.js';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -147,7 +147,7 @@ export interface KubeClient {
   /** JSON requests (lists, gets, event posts), rate limited. */
   readonly api: KubeApi;
   /** Shared by the requests and by the informers' watch (re)connects. */
-  readonly limiter: TokenBucket;
+  readonly limiter: ApiRequestRateLimiter;
 }
 
 export interface KubeClientOptions extends KubeConfigSource {
@@ -161,7 +161,7 @@ export interface KubeClientOptions extends KubeConfigSource {
 export function createKubeClient(opts: KubeClientOptions): KubeClient {
   const loaded = loadKubeConfig(opts);
   const { qps, burst, contentType, acceptContentTypes } = opts.clientConnection;
-  const limiter = tokenBucketFor(qps, burst);
+  const limiter = apiRequestRateLimiterFor(qps, burst);
   opts.logger.info('Using the API server', { server: loaded.server, config: loaded.mode });
   opts.logger.verbose('API client rate limit', { qps, burst, unlimited: limiter.unlimited });
   if (/protobuf/i.test(contentType) || /protobuf/i.test(acceptContentTypes)) {

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { container as rootContainer } from 'tsyringe';
-import { PROXY_METRICS, PromProxyMetrics, RecordingLogger } from '@kube-proxy/core';
+import { PROXY_METRICS, PromProxyMetrics } from '@kube-proxy/core';
+import { RecordingLogger } from '@kube-proxy/core/testing';
 import { ObjectValidation } from '../validating-handlers.js';
 import { ManifestSource } from './manifest-source.js';
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RecordingLogger } from '@kube-proxy/core';
+import { RecordingLogger } from '@kube-proxy/core/testing';
 import { ManifestFiles } from './manifest-files.js';
 import type { ManifestObject } from './parse-manifests.js';
 

@@ -2,7 +2,7 @@ import { mkdtemp, rename, rm, writeFile, unlink } from 'node:fs/promises';
 import * as realFs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { RecordingLogger } from '@kube-proxy/core';
+import { RecordingLogger } from '@kube-proxy/core/testing';
 import * as realParse from './parse-manifests.js';
 import type { ManifestHandlers, ManifestSourceOptions } from './manifest-source.js';
 

@@ -1,7 +1,8 @@
 import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RecordingLogger, type V1Service } from '@kube-proxy/core';
+import { RecordingLogger } from '@kube-proxy/core/testing';
+import { type V1Service } from '@kube-proxy/core';
 import { ObjectValidation } from '../validating-handlers.js';
 import { ManifestSource, type ManifestHandlers } from './manifest-source.js';
 

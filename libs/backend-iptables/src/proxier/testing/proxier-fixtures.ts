@@ -1,7 +1,8 @@
-import type { ProxyContext, StringSink, TestContextOverrides } from '@kube-proxy/core';
-import { TEST_HOST, testContext } from '@kube-proxy/core';
-import { DryRunIptables } from '@kube-proxy/core';
-import { IptablesRestoreError, type RestoreOptions, type RulePosition, type Table } from '@kube-proxy/core';
+import type { ProxyContext } from '@kube-proxy/core';
+import type { StringSink, TestContextOverrides } from '@kube-proxy/core/testing';
+import { TEST_HOST, testContext } from '@kube-proxy/core/testing';
+import { DryRunIptables } from '@kube-proxy/netfilter-iptables';
+import { IptablesRestoreError, type RestoreOptions, type RulePosition, type Table } from '@kube-proxy/netfilter-iptables';
 import type { V1EndpointSlice, V1Node, V1Service } from '../k8s-types.js';
 
 /* Test fixtures for the proxier specs (not part of the package API). */
@@ -114,4 +115,4 @@ export function node(labels: Record<string, string>, podCIDRs: string[] = []): V
 }
 
 /** Core's settle, re-exported for the specs that already import it from here. */
-export { settle } from '@kube-proxy/core';
+export { settle } from '@kube-proxy/core/testing';

@@ -4,7 +4,9 @@
  * backend consumes core's plans (no Service objects, no Kubernetes rules in the test).
  */
 import type { Endpoint, ServicePort, ServicePortPlan } from '@kube-proxy/core';
-import { localDetectorArgs, servicePortName, testServicePort } from '@kube-proxy/core';
+import { localDetectorArgs } from '@kube-proxy/netfilter-iptables';
+import { servicePortName } from '@kube-proxy/core';
+import { testServicePort } from '@kube-proxy/core/testing';
 import { ChainNameCache, type ServiceChainNames } from '../chain-names.js';
 import { LineBuffer } from '../line-buffer.js';
 import type { ServiceWriteContext } from '../service-write-context.js';

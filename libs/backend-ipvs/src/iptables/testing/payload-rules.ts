@@ -4,7 +4,7 @@
  * and the set it matches (`--match-set`), plus its `-s` source where upstream's expectation has one.
  * Upstream's fake looks a chain up by name across tables (nat first, then filter), and so does this.
  */
-import { tokenize } from '@kube-proxy/core';
+import { tokenize } from '@kube-proxy/netfilter-iptables';
 
 export interface ChainRule {
   readonly jump: string;

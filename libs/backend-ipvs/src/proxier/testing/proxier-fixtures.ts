@@ -1,6 +1,8 @@
 /* Test fixtures for the IPVS proxier specs (not part of the package API). */
-import type { IPFamily, NetworkInterfaces, ProxyContext, StringSink, TestContextOverrides, V1EndpointSlice, V1Node, V1Service } from '@kube-proxy/core';
-import { DryRunIptables, FakeClock, FakeCommandExecutor, InMemoryTables, RecordingLogger, settle, testContext } from '@kube-proxy/core';
+import type { IPFamily, NetworkInterfaces, ProxyContext, V1EndpointSlice, V1Node, V1Service } from '@kube-proxy/core';
+import type { StringSink, TestContextOverrides } from '@kube-proxy/core/testing';
+import { DryRunIptables, InMemoryTables } from '@kube-proxy/netfilter-iptables';
+import { FakeClock, FakeCommandExecutor, RecordingLogger, settle, testContext } from '@kube-proxy/core/testing';
 import type { IpvsConnections, IpvsKernel } from '../../kernel/ipvs-kernel.js';
 import { MemoryIpvsKernel } from '../../kernel/memory-ipvs-kernel.js';
 import type { VirtualServer } from '../../state/ipvs-state.js';

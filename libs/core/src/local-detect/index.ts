@@ -1,3 +1,0 @@
-export * from './local-traffic-detector.js';
-export { sameLocalDetector, selectLocalDetector } from './select-local-detector.js';
-export { localDetectorAfterNodeEvent } from './node-local-detector.js';

@@ -1,0 +1,18 @@
+export {
+  type InvalidObjectKind,
+  type IptablesTable,
+  NFACCT_COUNTER_METRICS,
+  type NfacctPacketCounts,
+  PROXY_METRICS,
+  type ProxyMetrics,
+  type ProxySocketStats,
+  type SyncKind,
+} from './proxy-metrics.js';
+export { exponentialBuckets, linearBuckets, mergeBuckets } from './buckets.js';
+export {
+  KUBE_PROXY_SUBSYSTEM,
+  NETWORK_PROGRAMMING_BUCKETS,
+  PromProxyMetrics,
+  type PromProxyMetricsOptions,
+  SYNC_DURATION_BUCKETS,
+} from './prom-proxy-metrics.js';

@@ -1,0 +1,305 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import type { IPFamily } from '../../semantics/model/protocol.js';
+import { systemClock, type Clock } from '../../host/clock.js';
+import { exponentialBuckets, linearBuckets, mergeBuckets } from './buckets.js';
+import { NFACCT_COUNTER_METRICS, type IptablesTable, type NfacctPacketCounts, type ProxyMetrics, type ProxySocketStats, type SyncKind } from './proxy-metrics.js';
+import type { InvalidObjectKind } from './proxy-metrics.js';
+
+/** Upstream's metrics subsystem: every name starts with it. */
+export const KUBE_PROXY_SUBSYSTEM = 'kubeproxy';
+
+/** Upstream's sync-duration buckets: 1 ms doubling up to ~16 s. */
+export const SYNC_DURATION_BUCKETS: readonly number[] = exponentialBuckets(0.001, 2, 15);
+
+/** Upstream's network-programming buckets: 0, 0.25 s, 0.5 s, 1–59 s, 60–115 s by 5, 2–5 min by 30 s. */
+export const NETWORK_PROGRAMMING_BUCKETS: readonly number[] = mergeBuckets(
+  linearBuckets(0.25, 0.25, 2),
+  linearBuckets(1, 1, 59),
+  linearBuckets(60, 5, 12),
+  linearBuckets(120, 30, 7),
+);
+
+export interface PromProxyMetricsOptions {
+  /** The proxy mode: decides which mode-specific metrics are exported, as upstream's RegisterMetrics. */
+  readonly mode: string;
+  readonly clock?: Clock;
+  /** Export the process_* / nodejs_* runtime metrics as well (default true). */
+  readonly defaultMetrics?: boolean;
+}
+
+const FAMILY = ['ip_family'] as const;
+
+/**
+ * ProxyMetrics on prom-client, in a private Registry (never the global one, so tests and several
+ * instances do not collide). Names, types, labels, buckets and help texts follow upstream v1.34;
+ * component-base prints ALPHA metrics' help with an "[ALPHA] " prefix, and so do we.
+ */
+export class PromProxyMetrics implements ProxyMetrics {
+  readonly registry = new Registry();
+  private readonly clock: Clock;
+
+  private readonly syncLatency = histogram('sync_proxy_rules_duration_seconds', 'SyncProxyRules latency in seconds', FAMILY, SYNC_DURATION_BUCKETS);
+  private readonly syncFullLatency = histogram(
+    'sync_full_proxy_rules_duration_seconds',
+    'SyncProxyRules latency in seconds for full resyncs',
+    FAMILY,
+    SYNC_DURATION_BUCKETS,
+  );
+  private readonly syncPartialLatency = histogram(
+    'sync_partial_proxy_rules_duration_seconds',
+    'SyncProxyRules latency in seconds for partial resyncs',
+    FAMILY,
+    SYNC_DURATION_BUCKETS,
+  );
+  private readonly lastTimestamp = gauge('sync_proxy_rules_last_timestamp_seconds', 'The last time proxy rules were successfully synced', FAMILY);
+  private readonly lastQueuedTimestamp = gauge('sync_proxy_rules_last_queued_timestamp_seconds', 'The last time a sync of proxy rules was queued', FAMILY);
+  private readonly programmingLatency = histogram(
+    'network_programming_duration_seconds',
+    'In Cluster Network Programming Latency in seconds',
+    FAMILY,
+    NETWORK_PROGRAMMING_BUCKETS,
+  );
+  private readonly endpointPending = gauge('sync_proxy_rules_endpoint_changes_pending', 'Pending proxy rules Endpoint changes', []);
+  private readonly endpointTotal = counter('sync_proxy_rules_endpoint_changes_total', 'Cumulative proxy rules Endpoint changes', []);
+  private readonly servicePending = gauge('sync_proxy_rules_service_changes_pending', 'Pending proxy rules Service changes', []);
+  private readonly serviceTotal = counter('sync_proxy_rules_service_changes_total', 'Cumulative proxy rules Service changes', []);
+  private readonly restoreFailures = counter('sync_proxy_rules_iptables_restore_failures_total', 'Cumulative proxy iptables restore failures', FAMILY);
+  private readonly partialRestoreFailures = counter(
+    'sync_proxy_rules_iptables_partial_restore_failures_total',
+    'Cumulative proxy iptables partial restore failures',
+    FAMILY,
+  );
+  private readonly nftablesSyncFailures = counter('sync_proxy_rules_nftables_sync_failures_total', 'Cumulative proxy nftables sync failures', FAMILY);
+  private readonly nftablesCleanupFailures = counter('sync_proxy_rules_nftables_cleanup_failures_total', 'Cumulative proxy nftables cleanup failures', FAMILY);
+  /** kube-proxy-ts's own: service ports nft refused a transaction on (each left out of the retry). */
+  private readonly nftablesFailedServices = counter(
+    'sync_proxy_rules_nftables_failed_services_total',
+    'Cumulative service ports whose rules nft refused; each was left out of the retry until it changes or the next full sync',
+    FAMILY,
+  );
+  private readonly rulesTotal = gauge('sync_proxy_rules_iptables_total', 'Total number of iptables rules owned by kube-proxy', ['ip_family', 'table']);
+  private readonly rulesLast = gauge('sync_proxy_rules_iptables_last', 'Number of iptables rules written by kube-proxy in last sync', ['ip_family', 'table']);
+  private readonly noLocal = gauge(
+    'sync_proxy_rules_no_local_endpoints_total',
+    'Number of services with a Local traffic policy and no endpoints',
+    ['ip_family', 'traffic_policy'],
+  );
+  /** Userspace mode (kube-proxy-ts's own names: upstream's userspace proxier exported none). */
+  private readonly socketSources = new Map<IPFamily, () => ProxySocketStats>();
+  private readonly socketMetrics: readonly Metric[] = [
+    this.socketMetric('counter', 'userspace_connections_accepted_total', 'TCP connections accepted by userspace proxy sockets', (s) => s.tcpAccepted),
+    this.socketMetric('gauge', 'userspace_connections_active', 'TCP connections being proxied by userspace proxy sockets', (s) => s.tcpActive),
+    this.socketMetric('counter', 'userspace_connections_rejected_total', 'TCP connections reset because no endpoint could be reached', (s) => s.tcpRejected),
+    this.socketMetric('counter', 'userspace_endpoint_dial_failures_total', 'Connects to an endpoint that failed or timed out (each was retried on another endpoint or given up)', (s) => s.endpointDialFailures),
+    this.socketMetric('counter', 'userspace_udp_associations_total', 'UDP client associations opened by userspace proxy sockets', (s) => s.udpAssociationsOpened),
+    this.socketMetric('gauge', 'userspace_udp_associations_active', 'UDP client associations currently open', (s) => s.udpAssociationsActive),
+    this.socketMetric('counter', 'userspace_udp_dropped_total', 'UDP datagrams dropped by userspace proxy sockets (no endpoint, or queue full)', (s) => s.udpDropped),
+  ];
+  private readonly healthzTotal = counter('proxy_healthz_total', 'Cumulative proxy healthz HTTP status', ['code']);
+  private readonly livezTotal = counter('proxy_livez_total', 'Cumulative proxy livez HTTP status', ['code']);
+  /** kube-proxy-ts's own: objects the sources refused to deliver (validation at the edge). */
+  private readonly invalidObjects = counter('invalid_objects_total', 'Objects (Services, EndpointSlices, Nodes) skipped because they failed validation', ['kind']);
+  /** iptables mode: upstream's custom collectors over the nfacct counters (registered per scrape, see scrape()). */
+  private readonly nfacctMetrics = Object.entries(NFACCT_COUNTER_METRICS).map(([name, m]) => ({ name, metric: counter(m.metric, m.help, []) }));
+  private nfacctRead: (() => Promise<NfacctPacketCounts>) | undefined;
+  private readonly mode: string;
+
+  constructor(options: PromProxyMetricsOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.mode = options.mode;
+    const exported: Metric[] = [
+      // Every mode.
+      this.syncLatency,
+      this.lastQueuedTimestamp,
+      this.lastTimestamp,
+      this.endpointPending,
+      this.endpointTotal,
+      this.servicePending,
+      this.serviceTotal,
+      this.healthzTotal,
+      this.livezTotal,
+      this.invalidObjects,
+      // Every mode but winkernel (out of scope here).
+      this.programmingLatency,
+      this.noLocal,
+    ];
+    if (options.mode === 'iptables') {
+      exported.push(
+        this.syncFullLatency,
+        this.syncPartialLatency,
+        this.restoreFailures,
+        this.partialRestoreFailures,
+        this.rulesTotal,
+        this.rulesLast,
+      );
+    } else if (options.mode === 'nftables') {
+      exported.push(this.syncFullLatency, this.syncPartialLatency, this.nftablesSyncFailures, this.nftablesCleanupFailures, this.nftablesFailedServices);
+    } else if (options.mode === 'ipvs') {
+      exported.push(this.restoreFailures);
+    } else if (options.mode === 'userspace') {
+      // The capture rules are restored with iptables-restore too.
+      exported.push(this.restoreFailures, this.rulesTotal, this.rulesLast, ...this.socketMetrics);
+    }
+    for (const m of exported) this.registry.registerMetric(m);
+    // Every kind is exported from the start (at 0), so a dashboard can tell "none refused" from "not reported".
+    for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) this.invalidObjects.inc({ kind }, 0);
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The text exposition format and its Content-Type, for GET /metrics. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    await this.collectNfacct();
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  nfacctCounters(read: () => Promise<NfacctPacketCounts>): void {
+    this.nfacctRead = read;
+  }
+
+  /**
+   * Reads the nfacct counters and exports exactly those that could be read, as upstream's collectors
+   * (a counter that is missing yields no sample, so its metric is absent from the page).
+   */
+  private async collectNfacct(): Promise<void> {
+    if (this.mode !== 'iptables' || this.nfacctRead === undefined) return;
+    let counts: NfacctPacketCounts;
+    try {
+      counts = await this.nfacctRead();
+    } catch {
+      counts = {};
+    }
+    for (const { name, metric } of this.nfacctMetrics) {
+      const packets = counts[name];
+      if (packets === undefined || !Number.isFinite(packets) || packets < 0) {
+        this.registry.removeSingleMetric((metric as unknown as { name: string }).name);
+        continue;
+      }
+      metric.reset();
+      metric.inc(packets);
+      this.registry.registerMetric(metric);
+    }
+  }
+
+  syncQueued(family: IPFamily): void {
+    this.lastQueuedTimestamp.set({ ip_family: family }, this.nowSeconds());
+  }
+
+  syncDuration(family: IPFamily, seconds: number, kind?: SyncKind): void {
+    this.syncLatency.observe({ ip_family: family }, seconds);
+    if (kind === 'full') this.syncFullLatency.observe({ ip_family: family }, seconds);
+    else if (kind === 'partial') this.syncPartialLatency.observe({ ip_family: family }, seconds);
+  }
+
+  syncSucceeded(family: IPFamily): void {
+    this.lastTimestamp.set({ ip_family: family }, this.nowSeconds());
+  }
+
+  networkProgrammingLatency(family: IPFamily, seconds: number): void {
+    this.programmingLatency.observe({ ip_family: family }, seconds);
+  }
+
+  noLocalEndpoints(family: IPFamily, counts: { readonly internal: number; readonly external: number }): void {
+    this.noLocal.set({ ip_family: family, traffic_policy: 'internal' }, counts.internal);
+    this.noLocal.set({ ip_family: family, traffic_policy: 'external' }, counts.external);
+  }
+
+  serviceChangeSeen(): void {
+    this.serviceTotal.inc();
+  }
+
+  serviceChangesPending(count: number): void {
+    this.servicePending.set(count);
+  }
+
+  endpointChangeSeen(): void {
+    this.endpointTotal.inc();
+  }
+
+  endpointChangesPending(count: number): void {
+    this.endpointPending.set(count);
+  }
+
+  iptablesRestoreFailed(family: IPFamily, partial: boolean): void {
+    this.restoreFailures.inc({ ip_family: family });
+    if (partial) this.partialRestoreFailures.inc({ ip_family: family });
+  }
+
+  nftablesSyncFailed(family: IPFamily): void {
+    this.nftablesSyncFailures.inc({ ip_family: family });
+  }
+
+  nftablesCleanupFailed(family: IPFamily): void {
+    this.nftablesCleanupFailures.inc({ ip_family: family });
+  }
+
+  nftablesServiceFailed(family: IPFamily): void {
+    this.nftablesFailedServices.inc({ ip_family: family });
+  }
+
+  iptablesRules(family: IPFamily, table: IptablesTable, counts: { readonly total: number; readonly last: number }): void {
+    this.rulesTotal.set({ ip_family: family, table }, counts.total);
+    this.rulesLast.set({ ip_family: family, table }, counts.last);
+  }
+
+  proxySockets(family: IPFamily, read: () => ProxySocketStats): void {
+    this.socketSources.set(family, read);
+  }
+
+  healthzResponse(code: number): void {
+    this.healthzTotal.inc({ code: String(code) });
+  }
+
+  livezResponse(code: number): void {
+    this.livezTotal.inc({ code: String(code) });
+  }
+
+  invalidObject(kind: InvalidObjectKind): void {
+    this.invalidObjects.inc({ kind });
+  }
+
+  /** A metric whose value per family is read from the registered socket stats at scrape time. */
+  private socketMetric(kind: 'counter' | 'gauge', name: string, help: string, pick: (s: ProxySocketStats) => number): Metric {
+    const sources = this.socketSources;
+    const config = {
+      name: fullName(name),
+      help: alpha(help),
+      labelNames: FAMILY,
+      registers: [],
+      collect(this: Counter | Gauge): void {
+        this.reset();
+        for (const [family, read] of sources) {
+          const value = pick(read());
+          if (this instanceof Counter) this.inc({ ip_family: family }, value);
+          else this.set({ ip_family: family }, value);
+        }
+      },
+    };
+    return kind === 'counter' ? new Counter(config) : new Gauge(config);
+  }
+
+  private nowSeconds(): number {
+    return this.clock.now() / 1000;
+  }
+}
+
+// Metrics are created unregistered (`registers: []`); the constructor registers the mode's set.
+
+function fullName(name: string): string {
+  return `${KUBE_PROXY_SUBSYSTEM}_${name}`;
+}
+
+function alpha(help: string): string {
+  return `[ALPHA] ${help}`;
+}
+
+function histogram(name: string, help: string, labelNames: readonly string[], buckets: readonly number[]): Histogram {
+  return new Histogram({ name: fullName(name), help: alpha(help), labelNames, buckets: [...buckets], registers: [] });
+}
+
+function gauge(name: string, help: string, labelNames: readonly string[]): Gauge {
+  return new Gauge({ name: fullName(name), help: alpha(help), labelNames, registers: [] });
+}
+
+function counter(name: string, help: string, labelNames: readonly string[]): Counter {
+  return new Counter({ name: fullName(name), help: alpha(help), labelNames, registers: [] });
+}

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'netfilter-iptables', preset: '../../jest.preset.js' };
