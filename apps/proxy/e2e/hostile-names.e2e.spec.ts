@@ -11,9 +11,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChainNameCache, renderRuleset } from '@kube-proxy/backend-iptables';
+import { ChainNameCache, renderRuleset } from '@kube-proxy/backend-iptables/internal';
 import { InMemoryTables } from '@kube-proxy/netfilter-iptables';
-import { renderCaptureRules, type CapturePortal } from '@kube-proxy/backend-userspace';
+import { renderCaptureRules, type CapturePortal } from '@kube-proxy/backend-userspace/internal';
 import { HOSTILE_NAMES } from '@kube-proxy/core/testing';
 import { UnsafeRestoreTextError, assertRestorePayload, commentText, joinHostPort, nullLogger, servicePortsFromService, type Endpoint, type ServicePort, type ServicePortName } from '@kube-proxy/core';
 import { tokenize } from '@kube-proxy/netfilter-iptables';

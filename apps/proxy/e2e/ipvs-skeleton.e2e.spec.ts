@@ -32,7 +32,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IPVS_IPTABLES_JUMPS, renderIpsetRestore, renderIpvsIptables, type DesiredIpvsState } from '@kube-proxy/backend-ipvs';
+import { IPVS_IPTABLES_JUMPS, renderIpsetRestore, renderIpvsIptables, type DesiredIpvsState } from '@kube-proxy/backend-ipvs/internal';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
 import {
   IPTABLES_VARIANTS,

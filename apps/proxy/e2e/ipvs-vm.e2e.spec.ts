@@ -13,18 +13,8 @@
  * batch, and /proc/net/ip_vs with the one connection a SYN to a VIP makes.
  * Skipped, loudly, only when root/apt/QEMU cannot work here (VmUnavailableError).
  */
-import type { DesiredIpvsState } from '@kube-proxy/backend-ipvs';
-import {
-  diffDesiredStates,
-  isMissingDevice,
-  linkBatchLines,
-  parseIpAddrShow,
-  parseIpsetSave,
-  parseIpvsadmSave,
-  parseProcNetIpVs,
-  renderIpsetRestore,
-  renderIpvsadmRestore,
-} from '@kube-proxy/backend-ipvs';
+import type { DesiredIpvsState } from '@kube-proxy/backend-ipvs/internal';
+import { diffDesiredStates, isMissingDevice, linkBatchLines, parseIpAddrShow, parseIpsetSave, parseIpvsadmSave, parseProcNetIpVs, renderIpsetRestore, renderIpvsadmRestore } from '@kube-proxy/backend-ipvs/internal';
 import { prepareOrReason, runInVm, type VmImage, type VmRun } from '@kube-proxy/tools/ipvs-vm';
 import { RoundTripCluster, endpoint, normaliseIpsetSave, normaliseIpvsadmSave } from './support/ipvs-round-trip.js';
 

@@ -16,7 +16,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildDesiredIpvsState, renderIpsetRestore, renderIpvsIptables, type DesiredIpvsState } from '@kube-proxy/backend-ipvs';
+import { buildDesiredIpvsState, renderIpsetRestore, renderIpvsIptables, type DesiredIpvsState } from '@kube-proxy/backend-ipvs/internal';
 import type { IPFamily } from '@kube-proxy/core';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: the e2e suites drive the netns harness of tools
 import {

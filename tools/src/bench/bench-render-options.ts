@@ -1,4 +1,4 @@
-import type { RenderOptions } from '@kube-proxy/backend-iptables';
+import type { RenderOptions } from '@kube-proxy/backend-iptables/internal';
 
 /**
  * The iptables render options of the IPv4 node the benchmarks' synthetic cluster (scale-cluster.ts)

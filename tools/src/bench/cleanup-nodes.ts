@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { CommandExecutor, CommandOptions, IptablesVariant } from '@kube-proxy/core';
 import { Iptables } from '@kube-proxy/netfilter-iptables';
 import { nullLogger } from '@kube-proxy/core';
-import { IPVS_IPTABLES_JUMPS, renderIpvsIptables } from '@kube-proxy/backend-ipvs';
+import { IPVS_IPTABLES_JUMPS, renderIpvsIptables } from '@kube-proxy/backend-ipvs/internal';
 import { BENCH_NODE } from './nft-bench-proxier.js';
 import { measureFullSync } from './ipvs-workload.js';
 

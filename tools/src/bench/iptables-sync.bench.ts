@@ -12,7 +12,7 @@
  *                                                     [--nft-max=10000]
  */
 import type { AppliedChanges } from '@kube-proxy/core';
-import { AppliedChainMemo, ChainNameCache, renderRuleset } from '@kube-proxy/backend-iptables';
+import { AppliedChainMemo, ChainNameCache, renderRuleset } from '@kube-proxy/backend-iptables/internal';
 import { RESTORE_LIMIT_MS, RestoreNamespace, type Variant } from './netns-restore.js';
 import { scaleCluster, sliceOf } from './scale-cluster.js';
 import { BENCH_RENDER_OPTIONS } from './bench-render-options.js';

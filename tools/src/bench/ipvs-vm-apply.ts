@@ -11,7 +11,7 @@ import { runInVm } from '../ipvs-vm/index.js';
 import { addressDigest, ipsetDigest, ipvsadmDigest } from './ipvs-kernel-digest.js';
 import type { GuestJob, GuestResult, KernelExpectation } from './ipvs-guest-job.js';
 import type { EndpointChange, FullSync } from './ipvs-workload.js';
-import { renderIpsetRestore, renderIpvsadmRestore, type DesiredIpvsState } from '@kube-proxy/backend-ipvs';
+import { renderIpsetRestore, renderIpvsadmRestore, type DesiredIpvsState } from '@kube-proxy/backend-ipvs/internal';
 
 const GUEST_SCRIPT = fileURLToPath(new URL('./ipvs-guest-apply.js', import.meta.url));
 

@@ -11,7 +11,7 @@
  * does the guest (ipvs-guest-apply.ts) as its emulation yardstick: the same work on both sides.
  */
 import { ProxyState, nullLogger } from '@kube-proxy/core';
-import { buildDesiredIpvsState, diffDesiredStates, renderIpsetRestore, renderIpvsadmRestore, type DesiredIpvsState, type IpvsStateOptions } from '@kube-proxy/backend-ipvs';
+import { buildDesiredIpvsState, diffDesiredStates, renderIpsetRestore, renderIpvsadmRestore, type DesiredIpvsState, type IpvsStateOptions } from '@kube-proxy/backend-ipvs/internal';
 import { addressDiff, renderAddressBatch } from './ipvs-address-batch.js';
 import { scaleCluster, sliceOf, type ScaleCluster } from './scale-cluster.js';
 

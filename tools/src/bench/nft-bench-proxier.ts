@@ -1,7 +1,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { nullLogger, type Clock, type CommandExecutor, type ProxyContext } from '@kube-proxy/core';
 import { testContext } from '@kube-proxy/core/testing';
-import { NftablesProxier, type NftInterface } from '@kube-proxy/backend-nftables';
+import { NftablesProxier, type NftInterface } from '@kube-proxy/backend-nftables/internal';
 import type { ScaleCluster } from './scale-cluster.js';
 
 /** The node the synthetic cluster (scale-cluster.ts) is proxied for, as in bench-render-options.ts. */

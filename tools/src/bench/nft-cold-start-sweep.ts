@@ -14,17 +14,7 @@ import {
   selectLocalDetector,
   topologyGates,
 } from '@kube-proxy/core';
-import {
-  NameCache,
-  TableSync,
-  coldStartBatches,
-  masqueradeMarkOf,
-  nftLocalMatch,
-  renderServicePort,
-  tableSkeleton,
-  type NftInterface,
-  type ServicePortRender,
-} from '@kube-proxy/backend-nftables';
+import { NameCache, TableSync, coldStartBatches, masqueradeMarkOf, nftLocalMatch, renderServicePort, tableSkeleton, type NftInterface, type ServicePortRender } from '@kube-proxy/backend-nftables/internal';
 import { loadedState } from './bench-state.js';
 import { BENCH_NODE, benchContext } from './nft-bench-proxier.js';
 import type { ScaleCluster } from './scale-cluster.js';

@@ -33,7 +33,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppliedChainMemo, ChainNameCache, renderRuleset } from '@kube-proxy/backend-iptables';
+import { AppliedChainMemo, ChainNameCache, renderRuleset } from '@kube-proxy/backend-iptables/internal';
 import { scaleCluster, sliceOf } from './scale-cluster.js';
 import { BENCH_RENDER_OPTIONS } from './bench-render-options.js';
 import { loadedState } from './bench-state.js';

@@ -18,7 +18,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { COLD_START_BATCH, HostNft, type NftablesProxier } from '@kube-proxy/backend-nftables';
+import { COLD_START_BATCH, HostNft, type NftablesProxier } from '@kube-proxy/backend-nftables/internal';
 import { NftNamespace, withNamespace } from './nft-netns.js';
 import { RecordingNft, kernelMs, type RecordedRun } from './recording-nft.js';
 import { benchNode, loadedNftProxier } from './nft-bench-proxier.js';

@@ -1,4 +1,4 @@
-import { MemoryNft, NftRunError, NftTransaction } from '@kube-proxy/backend-nftables';
+import { MemoryNft, NftRunError, NftTransaction } from '@kube-proxy/backend-nftables/internal';
 import { RecordingNft, kernelMs } from './recording-nft.js';
 
 const tableTx = () => new NftTransaction('ip').addTable().addChain('services');

@@ -1,4 +1,4 @@
-import type { NftInterface, NftTransaction } from '@kube-proxy/backend-nftables';
+import type { NftInterface, NftTransaction } from '@kube-proxy/backend-nftables/internal';
 
 /** One transaction the kernel accepted: its text (for replay with `nft -f`), its size and its wall time. */
 export interface RecordedRun {

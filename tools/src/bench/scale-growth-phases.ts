@@ -17,7 +17,7 @@
  */
 import { ListWatch, type KubernetesListObject, type KubernetesObject, type V1EndpointSlice, type V1Service, type Watch } from '@kubernetes/client-node';
 import { ProxyState, nullLogger, type EndpointSliceHandler, type NodeHandler, type ServiceHandler } from '@kube-proxy/core';
-import { AppliedChainMemo, ChainNameCache, renderRuleset, type RenderOptions, type RenderResult } from '@kube-proxy/backend-iptables';
+import { AppliedChainMemo, ChainNameCache, renderRuleset, type RenderOptions, type RenderResult } from '@kube-proxy/backend-iptables/internal';
 import type { RestoreNamespace } from './netns-restore.js';
 import type { HandlerAdapterLike, ProxySourceModules, SourceHandlers } from './proxy-source-modules.js';
 import { BENCH_RENDER_OPTIONS } from './bench-render-options.js';

@@ -10,7 +10,7 @@ import type { RestoreOptions } from '@kube-proxy/netfilter-iptables';
 import { DryRunIptables } from '@kube-proxy/netfilter-iptables';
 import { FakeClock, FakeCommandExecutor, FakeSysctl, RecordingLogger, testContext } from '@kube-proxy/core/testing';
 import { validateEndpointSlice, validateNode, validateService } from '@kube-proxy/core';
-import { IptablesProxier, type IptablesProxierStats } from '@kube-proxy/backend-iptables';
+import { IptablesProxier, type IptablesProxierStats } from '@kube-proxy/backend-iptables/internal';
 import type { FuzzCluster, FuzzClusterChange } from './cluster-arbitrary.js';
 import type { FuzzObject } from './fuzz-object.js';
 

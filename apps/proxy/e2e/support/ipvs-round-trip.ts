@@ -11,7 +11,7 @@
  */
 import type { Endpoint, IPFamily, ServicePort } from '@kube-proxy/core';
 import { joinHostPort, nullLogger, servicePortsFromService } from '@kube-proxy/core';
-import { buildDesiredIpvsState, type DesiredIpvsState } from '@kube-proxy/backend-ipvs';
+import { buildDesiredIpvsState, type DesiredIpvsState } from '@kube-proxy/backend-ipvs/internal';
 
 type V1Service = Parameters<typeof servicePortsFromService>[0];
 

@@ -2,8 +2,8 @@
  * What the IPVS proxier needs from the kernel, as one narrow interface: read back the state it owns
  * and apply one batch per tool. The real implementation (host-ipvs-kernel.ts) runs ipvsadm, ipset
  * and ip through core's CommandExecutor with argument arrays and stdin only, one process per call;
- * tests use the in-memory FakeIpvsKernel (testing/fake-ipvs-kernel.ts), which applies the same
- * batch text, so the proxier's specs exercise the exact text the tools would get.
+ * --dry-run and the tests use the in-memory MemoryIpvsKernel (memory-ipvs-kernel.ts), which applies
+ * the same batch text, so the proxier's specs exercise the exact text the tools would get.
  */
 import type { IPFamily } from '@kube-proxy/core';
 import type { VirtualServer } from '../state/ipvs-state.js';

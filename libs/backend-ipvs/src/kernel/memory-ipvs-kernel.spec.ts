@@ -2,7 +2,6 @@ import { UnsafeRestoreTextError } from '@kube-proxy/core';
 import { diffDesiredStates } from '../batch/diff-batches.js';
 import { renderIpsetRestore, renderIpvsadmRestore } from '../batch/render-batches.js';
 import { TestCluster, makeService } from '../testing/ipvs-fixtures.js';
-import { FakeIpvsKernel } from '../testing/fake-ipvs-kernel.js';
 import { IpvsKernelCommandError } from './kernel-command-error.js';
 import { MemoryIpvsKernel } from './memory-ipvs-kernel.js';
 
@@ -33,10 +32,6 @@ async function rejection(p: Promise<unknown>): Promise<IpvsKernelCommandError> {
 }
 
 describe('MemoryIpvsKernel', () => {
-  it('is what the specs know as FakeIpvsKernel', () => {
-    expect(new FakeIpvsKernel()).toBeInstanceOf(MemoryIpvsKernel);
-  });
-
   it('applies the full restore text and a diff batch, and reads back exactly the desired state (as the real kernel did)', async () => {
     const before = cluster(false).state({ scheduler: 'rr' });
     const after = cluster(true).state({ scheduler: 'mh' });

@@ -1,0 +1,17 @@
+/**
+ * @kube-proxy/backend-userspace/internal: the pieces of the userspace proxy-mode plugin that the
+ * workspace's benchmarks, fuzzers and end-to-end suites drive directly (renderer, proxier, kernel
+ * clients, in-memory models). Not a stable API: the host app and third-party code use the plugin
+ * from the package's main entry.
+ */
+export { cleanupUserspace, USERSPACE_CHAINS, USERSPACE_JUMPS } from './cleanup.js';
+export { UserspaceProxier, listenAddress } from './proxier/userspace-proxier.js';
+export type { UserspaceProxierOptions, UserspaceSyncStats } from './proxier/userspace-proxier.js';
+export { renderCaptureRules } from './render/capture-rules.js';
+export type { CaptureOptions, CapturePortal, CaptureRuleset } from './render/capture-rules.js';
+export { EndpointPicker } from './proxy/endpoint-picker.js';
+export type { ProxyTarget } from './proxy/endpoint-picker.js';
+export { TcpProxySocket } from './proxy/tcp-proxy-socket.js';
+export { UdpProxySocket } from './proxy/udp-proxy-socket.js';
+export type { ProxyCounters } from './proxy/counters.js';
+export { newProxyCounters } from './proxy/counters.js';
