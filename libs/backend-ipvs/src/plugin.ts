@@ -1,6 +1,7 @@
 import { defineBackend, type BackendPorts, type DetectResult, type HostCapabilities, type IPFamily, type KubeProxyConfiguration } from '@kube-proxy/core';
 import { iptablesForRun } from '@kube-proxy/netfilter-iptables';
 import { cleanupIpvs } from './cleanup.js';
+import { ipvsVerdict } from './detect.js';
 import { HostIpvsKernel } from './kernel/host-ipvs-kernel.js';
 import type { IpvsKernel } from './kernel/ipvs-kernel.js';
 import { MemoryIpvsKernel } from './kernel/memory-ipvs-kernel.js';
@@ -23,7 +24,7 @@ interface IpvsRun {
 /**
  * IPVS mode (upstream's pkg/proxy/ipvs): virtual servers per service address, ipsets matched by a
  * small iptables skeleton, VIPs on the kube-ipvs0 dummy link. Detection decides whether `auto`
- * picks it: the kernel's IPVS, ipset and ipvsadm (core's detector), and the configured scheduler's
+ * picks it: the kernel's IPVS, ipset and ipvsadm (this backend's verdict on core's evidence), and the configured scheduler's
  * module, as upstream's CanUseIPVSProxier checks the scheduler.
  *
  * One IpvsProxier per family sharing one kernel and one host setup. Nothing on the host is touched
@@ -34,16 +35,18 @@ export const ipvsBackend = defineBackend<BackendPorts, IpvsRun>({
   name: 'ipvs',
   packageJson: new URL('../package.json', import.meta.url),
   detect(host: HostCapabilities, config?: KubeProxyConfiguration): DetectResult {
-    if (!host.ipvs.available) return { usable: false, reason: host.ipvs.reason };
+    // The evidence when the host gives it; a host without it (v1 hosts, tests) still has the verdict.
+    const ipvs = host.evidence ? ipvsVerdict(host.evidence) : host.ipvs;
+    if (!ipvs.available) return { usable: false, reason: ipvs.reason };
     const scheduler = configuredScheduler(config);
-    const known = host.ipvs.schedulers;
+    const known = ipvs.schedulers;
     if (known !== undefined && !known.includes(scheduler)) {
       return {
         usable: false,
         reason: `IPVS scheduler "${scheduler}" is not available in this kernel (no ip_vs_${scheduler} module; found: ${known.join(', ') || 'none'})`,
       };
     }
-    return { usable: true, reason: host.ipvs.reason };
+    return { usable: true, reason: ipvs.reason };
   },
   prepare(ports, context) {
     const config = context.config;

@@ -7,3 +7,6 @@ import { nftablesBackend } from './plugin.js';
 
 export { nftablesBackend } from './plugin.js';
 export default nftablesBackend;
+
+// The mode's verdict on core's host evidence (the host app fills HostCapabilities.nftables with it).
+export { MIN_NFT_VERSION, MIN_NFTABLES_KERNEL, nftablesVerdict, SKIP_KERNEL_CHECK_ENV } from './detect.js';

@@ -14,7 +14,6 @@ import {
   ProcSysctl,
   SYSCTL,
   createLogger,
-  detectHostCapabilities,
   encodeConfiguration,
   formatHelp,
   parseFlags,
@@ -31,6 +30,7 @@ import {
   type TextSink,
 } from '@kube-proxy/core';
 import { BUILTIN_BACKENDS } from '../registry/builtin-backends.js';
+import { detectHost } from './detect-host.js';
 import { BackendRegistry, PluginContractError } from '../registry/backend-registry.js';
 import { loadPluginModule } from '../registry/load-plugin.js';
 import { cleanupOtherModes } from '../mode/switch-cleanup.js';
@@ -122,7 +122,7 @@ async function runProxy(
   const realExecutor = new ExecaCommandExecutor();
   const executor: CommandExecutor = options.dryRun ? new DryRunGuardExecutor(realExecutor) : realExecutor;
   const hostFs = new NodeHostFs();
-  const host = await detectHostCapabilities(hostFs, executor, logger);
+  const host = await detectHost(hostFs, executor, logger);
   logger.verbose('Host capabilities', { host });
 
   const registry = await loadBackends(config, logger);

@@ -2,16 +2,24 @@ import type { CommandExecutor } from '../command-executor.js';
 import type { HostFs } from '../host-fs.js';
 import { nullLogger, type Logger } from '../logger.js';
 import { decideIptablesVariant } from './iptables-variant.js';
-import { ipvsVerdict } from './ipvs-verdict.js';
 import { gatherKernelEvidence } from './kernel-evidence.js';
-import { nftablesVerdict } from './nftables-verdict.js';
 import { probeTool, type ToolProbe } from './tool-probe.js';
-import type { HostCapabilities, IptablesVariant, ToolInfo } from './types.js';
+import type { HostCapabilities, HostEvidence, IptablesVariant, ModeCapability, ModeVerdict, ToolInfo } from './types.js';
 import { versionAtLeast, parseVersion } from './version.js';
 
 export interface DetectOptions {
-  /** Environment to read overrides from (KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK); process.env by default. */
+  /** Environment the verdicts read overrides from (KUBE_PROXY_NFTABLES_SKIP_KERNEL_VERSION_CHECK); process.env by default. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The verdicts behind HostCapabilities' v1 `ipvs` and `nftables` members, from the backends that
+   * own those modes (the host app passes the built-in ones). Core gathers evidence; it judges no mode.
+   */
+  readonly verdicts?: { readonly ipvs?: ModeVerdict; readonly nftables?: ModeVerdict };
+}
+
+/** What HostCapabilities says of a mode nobody judged. */
+function notJudged(mode: string): ModeCapability {
+  return { available: false, reason: `${mode}: not judged (no verdict given to host detection)` };
 }
 
 /** `MASQUERADE --random-fully` arrived in iptables 1.6.2. */
@@ -40,8 +48,10 @@ export async function detectHostCapabilities(
     logger.debug('Probed tool', { tool: name, present: t.present, version: t.version, banner: t.banner });
   }
 
-  const ipvs = ipvsVerdict(kernel, ipset, ipvsadm);
-  const nftables = await nftablesVerdict(kernel, nft, exec, options.env ?? process.env);
+  const evidence: HostEvidence = { kernel, tools: { iptables, ip6tables, ipset, ipvsadm, nft, conntrack } };
+  const env = options.env ?? process.env;
+  const ipvs = options.verdicts?.ipvs ? await options.verdicts.ipvs(evidence, exec, env) : notJudged('IPVS');
+  const nftables = options.verdicts?.nftables ? await options.verdicts.nftables(evidence, exec, env) : notJudged('nftables');
 
   let iptablesVariant: IptablesVariant | undefined;
   let iptablesVariantReason: string;
@@ -62,6 +72,7 @@ export async function detectHostCapabilities(
     ...(iptablesVariant ? { iptablesVariant } : {}),
     iptablesVariantReason,
     iptablesRandomFully: iptables.present && versionAtLeast(parseVersion(iptables.version ?? ''), MIN_IPTABLES_RANDOM_FULLY),
+    evidence,
   };
   logger.verbose('Detected host capabilities', {
     kernel: caps.kernelRelease,

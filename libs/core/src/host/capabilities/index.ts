@@ -1,5 +1,5 @@
-export type { HostCapabilities, IptablesVariant, ToolInfo } from './types.js';
+export type { HostCapabilities, HostEvidence, IptablesVariant, ModeCapability, ModeVerdict, ProbedTool, ToolInfo } from './types.js';
 export { detectHostCapabilities, systemIptablesVariant, MIN_IPTABLES_RANDOM_FULLY, type DetectOptions } from './detect.js';
 export { parseVersion, compareVersions, versionAtLeast, formatVersion, type Version } from './version.js';
-export { MIN_IPSET_VERSION, knownSchedulers } from './ipvs-verdict.js';
-export { MIN_NFTABLES_KERNEL, MIN_NFT_VERSION, SKIP_KERNEL_CHECK_ENV } from './nftables-verdict.js';
+export type { KconfigValue, KernelEvidence } from './kernel-evidence.js';
+export { notInstalled, safeRun, type ToolProbe } from './tool-probe.js';

@@ -1,7 +1,9 @@
-import { IPVS_SCHEDULERS } from '../../config/validate.js';
-import type { KernelEvidence } from './kernel-evidence.js';
-import type { ToolProbe } from './tool-probe.js';
-import { versionAtLeast, parseVersion } from './version.js';
+import { IPVS_SCHEDULERS, parseVersion, versionAtLeast, type HostEvidence, type KernelEvidence, type ModeCapability } from '@kube-proxy/core';
+
+/*
+ * Whether this host can run IPVS mode, judged here from the evidence core gathers (kernel files,
+ * tool versions): the mode's own verdict, as upstream's CanUseIPVSProxier lives in pkg/proxy/ipvs.
+ */
 
 /** Upstream's MinIPSetCheckVersion: older ipset lacks the set types IPVS mode uses. */
 export const MIN_IPSET_VERSION = '6.0';
@@ -95,11 +97,9 @@ function conntrackMissing(k: KernelEvidence): boolean {
  * ipset >= 6.0 (for the sets the mode matches on), and ipvsadm (kube-proxy-ts programs IPVS through it;
  * upstream talks netlink directly). Nothing on the host is changed to find out.
  */
-export function ipvsVerdict(
-  k: KernelEvidence,
-  ipset: ToolProbe,
-  ipvsadm: ToolProbe,
-): { available: boolean; reason: string; schedulers?: readonly string[] } {
+export function ipvsVerdict(evidence: HostEvidence): ModeCapability {
+  const { kernel: k } = evidence;
+  const { ipset, ipvsadm } = evidence.tools;
   const kernel = kernelHasIpvs(k);
   const problems: string[] = [];
   if (!kernel.ok) problems.push(kernel.why);
@@ -115,10 +115,10 @@ export function ipvsVerdict(
   ].filter((t) => t !== undefined);
   const missing = missingCompanions(k);
   const caveat = missing.length ? ` Missing companion modules: ${missing.join(', ')}.` : '';
-  const evidence = [...evidenceNotes(k), ...tools].join('; ');
+  const notes = [...evidenceNotes(k), ...tools].join('; ');
 
   const schedulers = knownSchedulers(k);
   const withSchedulers = schedulers === undefined ? {} : { schedulers };
   if (problems.length === 0) return { available: true, reason: `IPVS available: ${kernel.why}; ${tools.join('; ')}.${caveat}`, ...withSchedulers };
-  return { available: false, reason: `IPVS unavailable: ${problems.join('; ')}. Evidence: ${evidence}.${caveat}` };
+  return { available: false, reason: `IPVS unavailable: ${problems.join('; ')}. Evidence: ${notes}.${caveat}` };
 }

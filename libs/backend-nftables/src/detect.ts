@@ -1,7 +1,9 @@
-import type { CommandExecutor } from '../command-executor.js';
-import type { KernelEvidence } from './kernel-evidence.js';
-import { notInstalled, safeRun, type ToolProbe } from './tool-probe.js';
-import { versionAtLeast, parseVersion } from './version.js';
+import { notInstalled, parseVersion, safeRun, versionAtLeast, type CommandExecutor, type HostEvidence, type ModeCapability } from '@kube-proxy/core';
+
+/*
+ * Whether this host can run nftables mode, judged here from the evidence core gathers plus one
+ * `nft --check` of a probe table (what knftables checks at startup): the mode's own verdict.
+ */
 
 /** Upstream's NFTablesKubeProxyKernelVersion. */
 export const MIN_NFTABLES_KERNEL = '5.13';
@@ -21,11 +23,12 @@ const PROBE = 'add table ip kube-proxy { comment "rules for kube-proxy" ; }\n';
  * the proxy could not program nftables either.
  */
 export async function nftablesVerdict(
-  k: KernelEvidence,
-  nft: ToolProbe,
+  evidence: HostEvidence,
   exec: CommandExecutor,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<{ available: boolean; reason: string }> {
+): Promise<ModeCapability> {
+  const { kernel: k } = evidence;
+  const { nft } = evidence.tools;
   const no = (why: string) => ({ available: false, reason: `nftables unavailable: ${why}` });
   if (!nft.present) return no('nft is not installed');
   if (!versionAtLeast(parseVersion(nft.version ?? ''), MIN_NFT_VERSION)) {
