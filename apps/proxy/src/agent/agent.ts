@@ -1,5 +1,6 @@
 import type { DependencyContainer } from 'tsyringe';
 import {
+  METRICS_REGISTRY,
   PROXIER_HEALTH_UPDATER,
   PROXY_METRICS,
   ProxierHealthTracker,
@@ -108,6 +109,8 @@ export class ProxyAgent {
   register(container: DependencyContainer): void {
     container.register(PROXIER_HEALTH_UPDATER, { useValue: this.health });
     container.register(PROXY_METRICS, { useValue: this.metrics });
+    // The same registry, for the metrics a backend defines itself (core's MetricsRegistry API).
+    container.register(METRICS_REGISTRY, { useValue: this.metrics });
     container.register(SERVICE_HEALTH_SERVER, { useValue: this.serviceHealth });
   }
 

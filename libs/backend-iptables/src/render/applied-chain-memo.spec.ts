@@ -10,7 +10,7 @@ import { AppliedChainMemo, appliedChainKey } from './applied-chain-memo.js';
 import { ChainNameCache, servicePortEndpointChainName, servicePortPolicyClusterChain } from './chain-names.js';
 import type { RenderOptions, RenderResult } from './render-ruleset.js';
 import { renderRuleset } from './render-ruleset.js';
-import { TEST_NODE_NAME } from './testing/fake-iptables.js';
+import { TEST_NODE_NAME } from './testing/packet-tracer.js';
 import { FakeProxier, makeTestService } from './testing/fake-proxier.js';
 
 const TOP_CHAINS = ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-FORWARD', 'KUBE-NODEPORTS', 'KUBE-PROXY-FIREWALL', 'KUBE-FIREWALL', 'KUBE-POSTROUTING', 'KUBE-MARK-MASQ'];

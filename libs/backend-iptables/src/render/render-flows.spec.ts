@@ -4,7 +4,7 @@
  * and the in-memory iptables are ports of upstream's test helpers (./testing).
  */
 import { cidrContains } from '@kube-proxy/core';
-import type { PacketFlowTest } from './testing/fake-iptables.js';
+import type { PacketFlowTest } from './testing/packet-tracer.js';
 import {
   runPacketFlowTests,
   TEST_EXTERNAL_CLIENT,
@@ -15,7 +15,7 @@ import {
   TEST_NODE_IPV6,
   TEST_NODE_IPV6_ALT,
   TEST_NODE_NAME,
-} from './testing/fake-iptables.js';
+} from './testing/packet-tracer.js';
 import type { TestEndpoint } from './testing/fake-proxier.js';
 import { FakeProxier, makeTestService } from './testing/fake-proxier.js';
 import { chainRules } from './testing/assertions.js';

@@ -14,7 +14,7 @@ import { ChainNameCache } from './chain-names.js';
 import { commentName } from './comment-name.js';
 import type { RenderInput, RenderOptions } from './render-ruleset.js';
 import { renderRuleset } from './render-ruleset.js';
-import { TEST_NODE_NAME } from './testing/fake-iptables.js';
+import { TEST_NODE_NAME } from './testing/packet-tracer.js';
 import { fakeProxierOptions, makeEndpoint, makeTestService } from './testing/fake-proxier.js';
 
 function portOf(svc: ReturnType<typeof makeTestService>): ServicePort {

@@ -11,7 +11,7 @@ import { InMemoryTables, tokenize } from '@kube-proxy/netfilter-iptables';
 import { nullLogger, servicePortsFromService } from '@kube-proxy/core';
 import { ChainNameCache } from './chain-names.js';
 import { renderRuleset } from './render-ruleset.js';
-import { TEST_NODE_NAME } from './testing/fake-iptables.js';
+import { TEST_NODE_NAME } from './testing/packet-tracer.js';
 import { fakeProxierOptions, makeEndpoint, makeTestService } from './testing/fake-proxier.js';
 
 const label63 = (tag: string): string => tag + 'x'.repeat(63 - tag.length);

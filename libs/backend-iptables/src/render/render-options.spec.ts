@@ -8,7 +8,7 @@ import { renderRuleset } from './render-ruleset.js';
 import { ChainNameCache } from './chain-names.js';
 import { chainRules, dedent, rulesForComparison } from './testing/assertions.js';
 import { fakeProxierOptions, FakeProxier, makeTestService } from './testing/fake-proxier.js';
-import { TEST_NODE_NAME } from './testing/fake-iptables.js';
+import { TEST_NODE_NAME } from './testing/packet-tracer.js';
 
 describe('TestDropInvalidRule', () => {
   const kubeForwardChainRules = dedent(`

@@ -3,7 +3,7 @@
  * v1.31+), compared after upstream's own normalisation (sortIPTablesRules), plus one raw-order test
  * written from upstream's syncProxyRules write order.
  */
-import { countRules } from './testing/iptables-dump.js';
+import { countRules } from '@kube-proxy/netfilter-iptables/testing';
 import { chainRules, dedent, rulesForComparison } from './testing/assertions.js';
 import { FakeProxier, makeTestService } from './testing/fake-proxier.js';
 

@@ -31,6 +31,8 @@ export const SDK_ROOTS: readonly string[] = [
   'HostFs',
   'PROXIER_HEALTH_UPDATER',
   'PROXY_METRICS',
+  'METRICS_REGISTRY',
+  'MetricsRegistry',
   'SERVICE_HEALTH_SERVER',
   'resolveObservers',
   'resolveOptional',

@@ -2,7 +2,7 @@
  * Test support: upstream proxier_test.go's assertIPTablesRulesEqual / assertIPTablesChainEqual,
  * as functions returning the values to compare (so spec files can use plain Jest matchers).
  */
-import { checkIPTablesRuleJumps, getChain, parseIPTablesDump, sortIPTablesRules } from './iptables-dump.js';
+import { checkIPTablesRuleJumps, getChain, parseIPTablesDump, sortIPTablesRules } from '@kube-proxy/netfilter-iptables/testing';
 
 /** Removes the common leading indentation and the leading newline (Go's dedent.Dedent + TrimLeft). */
 export function dedent(text: string): string {

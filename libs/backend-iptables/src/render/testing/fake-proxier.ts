@@ -11,7 +11,8 @@ import { ChainNameCache } from '../chain-names.js';
 import { JUMP_CHAINS, jumpRuleArgs, KUBELET_JUMP_CHAINS } from '../constants.js';
 import type { RenderOptions, RenderResult } from '../render-ruleset.js';
 import { isLargeClusterMode, renderRuleset } from '../render-ruleset.js';
-import { FakeIPTables, TEST_NODE_IP, TEST_NODE_NAME } from './fake-iptables.js';
+import { FakeIPTables } from '@kube-proxy/netfilter-iptables/testing';
+import { TEST_NODE_IP, TEST_NODE_NAME } from './packet-tracer.js';
 
 /** The Service object shape servicePortsFromService takes (a v1.Service). */
 export type TestService = Parameters<typeof servicePortsFromService>[0];

@@ -16,3 +16,13 @@ export {
   type PromProxyMetricsOptions,
   SYNC_DURATION_BUCKETS,
 } from './prom-proxy-metrics.js';
+export {
+  METRICS_REGISTRY,
+  type CounterHandle,
+  type GaugeHandle,
+  type HistogramDefinition,
+  type HistogramHandle,
+  type MetricDefinition,
+  type MetricLabels,
+  type MetricsRegistry,
+} from './metrics-registry.js';

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../../host/clock.js';
 import { exponentialBuckets, linearBuckets, mergeBuckets } from './buckets.js';
 import { NFACCT_COUNTER_METRICS, type IptablesTable, type NfacctPacketCounts, type ProxyMetrics, type ProxySocketStats, type SyncKind } from './proxy-metrics.js';
 import type { InvalidObjectKind } from './proxy-metrics.js';
+import type { CounterHandle, GaugeHandle, HistogramDefinition, HistogramHandle, MetricDefinition, MetricsRegistry } from './metrics-registry.js';
 
 /** Upstream's metrics subsystem: every name starts with it. */
 export const KUBE_PROXY_SUBSYSTEM = 'kubeproxy';
@@ -34,9 +35,11 @@ const FAMILY = ['ip_family'] as const;
  * instances do not collide). Names, types, labels, buckets and help texts follow upstream v1.34;
  * component-base prints ALPHA metrics' help with an "[ALPHA] " prefix, and so do we.
  */
-export class PromProxyMetrics implements ProxyMetrics {
+export class PromProxyMetrics implements ProxyMetrics, MetricsRegistry {
   readonly registry = new Registry();
   private readonly clock: Clock;
+  /** Metrics defined through the MetricsRegistry API, by full name. */
+  private readonly defined = new Map<string, { readonly kind: string; readonly signature: string; readonly metric: Metric }>();
 
   private readonly syncLatency = histogram('sync_proxy_rules_duration_seconds', 'SyncProxyRules latency in seconds', FAMILY, SYNC_DURATION_BUCKETS);
   private readonly syncFullLatency = histogram(
@@ -144,6 +147,47 @@ export class PromProxyMetrics implements ProxyMetrics {
     // Every kind is exported from the start (at 0), so a dashboard can tell "none refused" from "not reported".
     for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) this.invalidObjects.inc({ kind }, 0);
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  counter(definition: MetricDefinition): CounterHandle {
+    const metric = this.define('counter', definition, () => counter(definition.name, definition.help, definition.labelNames ?? [])) as Counter;
+    return { inc: (labels = {}, value = 1) => metric.inc(labels, value) };
+  }
+
+  gauge(definition: MetricDefinition): GaugeHandle {
+    const metric = this.define('gauge', definition, () => gauge(definition.name, definition.help, definition.labelNames ?? [])) as Gauge;
+    return { set: (labels, value) => metric.set(labels, value) };
+  }
+
+  histogram(definition: HistogramDefinition): HistogramHandle {
+    const make = (): Histogram =>
+      definition.buckets === undefined
+        ? new Histogram({ name: fullName(definition.name), help: alpha(definition.help), labelNames: [...(definition.labelNames ?? [])], registers: [] })
+        : histogram(definition.name, definition.help, definition.labelNames ?? [], definition.buckets);
+    const metric = this.define('histogram', definition, make) as Histogram;
+    return { observe: (labels, value) => metric.observe(labels, value) };
+  }
+
+  /** Registers a metric defined through the MetricsRegistry API once; the same definition again gets the same metric. */
+  private define(kind: string, definition: MetricDefinition | HistogramDefinition, make: () => Metric): Metric {
+    const name = fullName(definition.name);
+    const signature = JSON.stringify([definition.help, definition.labelNames ?? [], 'buckets' in definition ? definition.buckets : undefined]);
+    const existing = this.defined.get(name);
+    if (existing !== undefined) {
+      if (existing.kind === kind && existing.signature === signature) return existing.metric;
+      throw new Error(`metric ${name} is already defined differently (as a ${existing.kind})`);
+    }
+    if (this.registry.getSingleMetric(name) !== undefined || this.isBuiltIn(name)) throw new Error(`metric ${name} is one of the host's own metrics`);
+    const metric = make();
+    this.registry.registerMetric(metric);
+    this.defined.set(name, { kind, signature, metric });
+    return metric;
+  }
+
+  /** Whether `name` is one of the metrics this class defines itself (exported in some mode or not). */
+  private isBuiltIn(name: string): boolean {
+    const own: unknown[] = [...Object.values(this), ...this.socketMetrics, ...this.nfacctMetrics.map((n) => n.metric)];
+    return own.some((v) => (v instanceof Counter || v instanceof Gauge || v instanceof Histogram) && (v as unknown as { name: string }).name === name);
   }
 
   /** The text exposition format and its Content-Type, for GET /metrics. */
