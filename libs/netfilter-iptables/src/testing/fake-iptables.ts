@@ -3,7 +3,7 @@
  * (pkg/util/iptables/testing/fake.go), the in-memory "kernel" its proxier tests restore into. The
  * packet tracer over it (proxier_test.go's) is backend-iptables' render/testing/packet-tracer.ts.
  */
-import type { IPTablesDump, Rule } from './iptables-dump.js';
+import type { IPTablesDump } from './iptables-dump.js';
 import { getChain, getTable, parseIPTablesDump, parseRule } from './iptables-dump.js';
 
 const BUILTIN_TARGETS = new Set(['ACCEPT', 'DROP', 'RETURN', 'REJECT', 'DNAT', 'SNAT', 'MASQUERADE', 'MARK']);
