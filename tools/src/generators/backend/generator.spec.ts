@@ -67,11 +67,14 @@ describe('backend generator', () => {
     expect(files.filter((f) => f.includes('__'))).toEqual([]);
   });
 
-  it('keeps the module boundary of the other backends: core only, through its public index', async () => {
+  it('keeps the module boundary of the other backends: core (and netfilter-iptables) through their entry points, test entry points from specs only', async () => {
     const tree = workspace();
     await backendGenerator(tree, { name: 'my-mode' });
     const eslint = tree.read(`${ROOT}/eslint.config.mjs`, 'utf8') ?? '';
-    expect(eslint).toContain("'@kube-proxy/core/*', '**/core/src/**', '@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'");
+    expect(eslint).toContain(
+      "'@kube-proxy/core/*', '@kube-proxy/netfilter-iptables/*', '!@kube-proxy/core/testing', '!@kube-proxy/netfilter-iptables/testing', '**/core/src/**', '**/netfilter-iptables/src/**', '@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'",
+    );
+    expect(eslint).toContain("ignores: ['**/*.spec.ts', '**/testing/**']");
     expect(readJson(tree, `${ROOT}/tsconfig.lib.json`).references).toEqual([{ path: '../core/tsconfig.lib.json' }]);
   });
 
