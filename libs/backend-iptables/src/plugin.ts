@@ -4,6 +4,7 @@ import { iptablesForRun } from '@kube-proxy/netfilter-iptables';
 import { cleanupAllIptables } from './cleanup.js';
 import { NfacctClient, NfacctCounters } from './nfacct/index.js';
 import { IptablesProxier } from './proxier/iptables-proxier.js';
+import { defineIptablesModeMetrics } from './metrics.js';
 
 /**
  * The iptables proxy mode (upstream's default on Linux): one IptablesProxier per family. nfacct
@@ -12,6 +13,7 @@ import { IptablesProxier } from './proxier/iptables-proxier.js';
  */
 export const iptablesBackend = defineBackend<BackendPorts, NfacctCounters | undefined>({
   name: 'iptables',
+  metrics: defineIptablesModeMetrics,
   packageJson: new URL('../package.json', import.meta.url),
   detect(host: HostCapabilities): DetectResult {
     const variant = host.iptablesVariant;

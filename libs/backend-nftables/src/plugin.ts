@@ -5,10 +5,12 @@ import { HostNft } from './kernel/host-nft.js';
 import { MemoryNft } from './kernel/memory-nft.js';
 import { familyOf } from './nft/nft-objects.js';
 import { NftablesProxier } from './proxier/nftables-proxier.js';
+import { defineNftablesModeMetrics } from './metrics.js';
 
 /** The nftables proxy mode (upstream's GA mode since v1.33): one NftablesProxier per family, each its own table. */
 export const nftablesBackend = defineBackend({
   name: 'nftables',
+  metrics: defineNftablesModeMetrics,
   packageJson: new URL('../package.json', import.meta.url),
   detect(host: HostCapabilities): DetectResult {
     return { usable: host.nftables.available, reason: host.nftables.reason };

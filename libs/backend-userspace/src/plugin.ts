@@ -8,6 +8,7 @@ import { newProxyCounters } from './proxy/counters.js';
 import { proxyFdBudget } from './proxy/fd-budget.js';
 import { dryRunSocketOpener } from './proxy/open-socket.js';
 import { listenAddress } from './proxier/userspace-proxier.js';
+import { defineUserspaceModeMetrics } from './metrics.js';
 
 export interface UserspacePorts {
   readonly logger: Logger;
@@ -62,6 +63,7 @@ function prepareRun(ports: UserspacePorts, context: ProxyContext): UserspaceRun 
  */
 export const userspaceBackend = defineBackend<UserspacePorts, UserspaceRun>({
   name: 'userspace',
+  metrics: defineUserspaceModeMetrics,
   packageJson: new URL('../package.json', import.meta.url),
   detect(): DetectResult {
     return { usable: true, reason: 'the userspace proxy needs only sockets; capture rules need iptables and root' };

@@ -303,6 +303,8 @@ export {
   type PromProxyMetricsOptions,
   PROXY_METRICS,
   METRICS_REGISTRY,
+  SYNC_FULL_DURATION,
+  SYNC_PARTIAL_DURATION,
   type CounterHandle,
   type GaugeHandle,
   type HistogramDefinition,

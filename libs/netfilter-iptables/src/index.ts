@@ -40,3 +40,6 @@ export { iptablesForRun } from './run-iptables.js';
 export { cleanupIptablesLeftovers, cleanupIptablesLeftoversInEveryVariant } from './leftovers/cleanup-leftovers.js';
 export { planLeftoverTable, type LeftoverPlan } from './leftovers/plan-leftover-table.js';
 export type { JumpRule, LeftoverTable, OwnedChain } from './leftovers/leftover-rules.js';
+
+// Upstream's iptables metrics, defined through core's MetricsRegistry by the backends that write them.
+export { IPTABLES_PARTIAL_RESTORE_FAILURES, IPTABLES_RESTORE_FAILURES, IPTABLES_RULES_LAST, IPTABLES_RULES_TOTAL } from './metrics.js';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { defaultConfiguration, PROXIER_HEALTH_UPDATER, PROXY_METRICS, SERVICE_HEALTH_SERVER, type KubeProxyConfiguration, type ProxierHealthUpdater, type ProxyMetrics, type ServiceHealthServer } from '@kube-proxy/core';
-import { FakeClock, FakeSysctl, RecordingLogger } from '@kube-proxy/core/testing';
+import { defaultConfiguration, METRICS_REGISTRY, PROXIER_HEALTH_UPDATER, PROXY_METRICS, SERVICE_HEALTH_SERVER, type KubeProxyConfiguration, type MetricsRegistry, type ProxierHealthUpdater, type ProxyMetrics, type ServiceHealthServer } from '@kube-proxy/core';
+import { defineUpstreamModeMetrics, FakeClock, FakeSysctl, RecordingLogger } from '@kube-proxy/core/testing';
 import { healthTimeoutMs, ProxyAgent } from './agent.js';
 import { SYSCTL_CONNTRACK_MAX } from './conntrack-setup.js';
 import { ServerBindError } from './managed-http-server.js';
@@ -23,6 +23,9 @@ class FakeProxier {
     this.health = optional(PROXIER_HEALTH_UPDATER);
     this.metrics = optional(PROXY_METRICS);
     this.services = optional(SERVICE_HEALTH_SERVER);
+    // An iptables backend defines its mode's metrics when it registers.
+    const registry = optional<MetricsRegistry>(METRICS_REGISTRY);
+    if (registry) defineUpstreamModeMetrics(registry, 'iptables');
   }
 
   startLoop(): void {

@@ -29,7 +29,7 @@ import type { SourceHealth } from './source-health.js';
 
 export interface ProxyAgentOptions {
   readonly config: KubeProxyConfiguration;
-  /** The selected proxy mode (decides the sync period and the exported metrics). */
+  /** The selected proxy mode (decides the sync period; its backend defines the mode's metrics when it registers). */
   readonly mode: string;
   readonly nodeName: string;
   readonly dryRun: boolean;
@@ -74,7 +74,7 @@ export class ProxyAgent {
   constructor(private readonly opts: ProxyAgentOptions) {
     const { config, mode, logger, clock, serve } = opts;
     this.health = new ProxierHealthTracker(clock, healthTimeoutMs(config, mode));
-    this.metrics = new PromProxyMetrics({ mode, clock, defaultMetrics: opts.defaultMetrics ?? true });
+    this.metrics = new PromProxyMetrics({ clock, defaultMetrics: opts.defaultMetrics ?? true });
     this.nodeHandler = new NodeEligibilityHandler(opts.nodeName, this.health);
     this.listeners = serve.serviceHealthChecks
       ? new ServiceHealthListeners({ checker: this.health, logger: logger.child({ component: 'service-healthcheck' }), nodeName: opts.nodeName })

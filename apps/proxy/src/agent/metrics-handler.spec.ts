@@ -1,12 +1,14 @@
 import { defaultConfiguration, PromProxyMetrics, systemClock } from '@kube-proxy/core';
-import { RecordingLogger } from '@kube-proxy/core/testing';
+import { defineUpstreamModeMetrics, RecordingLogger } from '@kube-proxy/core/testing';
 import { ManagedHttpServer } from './managed-http-server.js';
 import { CONFIGZ_GROUP, metricsHandler } from './metrics-handler.js';
 import { httpGet } from './testing/http-get.js';
 
 describe('metrics server on a real socket', () => {
   const config = { ...defaultConfiguration(), mode: 'iptables' };
-  const metrics = new PromProxyMetrics({ mode: 'iptables' });
+  // With the metrics the iptables backend defines when it registers.
+  const metrics = new PromProxyMetrics({});
+  defineUpstreamModeMetrics(metrics, 'iptables');
   let server: ManagedHttpServer;
   let port: number;
 

@@ -5,6 +5,7 @@ import { IptablesProxier } from './iptables-proxier.js';
 import type { V1EndpointSlice, V1Service } from './k8s-types.js';
 import type { PortSpec } from './testing/proxier-fixtures.js';
 import { context, service, settle, slice, TestIptables } from './testing/proxier-fixtures.js';
+import { defineIptablesModeMetrics } from '../metrics.js';
 
 // The proxier reporting to the agent's parts (health, metrics, health-check ports) as upstream's
 // syncProxyRules does. Timeout = 2 × syncPeriod (30 s).
@@ -34,7 +35,9 @@ async function setup(start = Date.UTC(2024, 0, 1)) {
   const clock = new FakeClock(start);
   const ipt = new TestIptables('IPv4');
   const health = new ProxierHealthTracker(clock, TIMEOUT);
-  const metrics = new PromProxyMetrics({ mode: 'iptables', clock, defaultMetrics: false });
+  const metrics = new PromProxyMetrics({ clock, defaultMetrics: false });
+  // The metrics the iptables backend defines when it registers.
+  defineIptablesModeMetrics(metrics);
   const serviceHealth = new RecordingServiceHealth();
   const proxier = new IptablesProxier({
     family: 'IPv4',

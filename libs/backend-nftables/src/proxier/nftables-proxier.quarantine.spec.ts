@@ -7,6 +7,7 @@ import { PromProxyMetrics } from '@kube-proxy/core';
 import { makeTestEndpointSlice, makeTestService, newFakeProxier, type FakeProxier } from '../testing/fake-proxier.js';
 import { COLD_START_BATCH } from './cold-start.js';
 import { FULL_SYNC_PERIOD_MS } from '@kube-proxy/core';
+import { defineNftablesModeMetrics } from '../metrics.js';
 
 const METRIC = 'kubeproxy_sync_proxy_rules_nftables_failed_services_total';
 
@@ -22,7 +23,9 @@ function eps(name: string, i: number): V1EndpointSlice {
 }
 
 function setup(): { fp: FakeProxier; metrics: PromProxyMetrics } {
-  const metrics = new PromProxyMetrics({ mode: 'nftables', defaultMetrics: false });
+  const metrics = new PromProxyMetrics({ defaultMetrics: false });
+  // The metrics the nftables backend defines when it registers.
+  defineNftablesModeMetrics(metrics);
   const fp = newFakeProxier('IPv4', { observers: { metrics } });
   fp.nft.refuseLine = (line) => (line.includes('ns/bad') ? 'comment too long, 128 characters maximum allowed' : undefined);
   return { fp, metrics };

@@ -8,6 +8,8 @@ import { COMMAND_EXECUTOR, type CommandExecutor } from '../host/command-executor
 import { LOGGER, type Logger } from '../host/logger.js';
 import { resolveBackendPorts, type BackendPorts } from './backend-ports.js';
 import { DualStackProvider } from './dual-stack-provider.js';
+import { resolveOptional } from './observers.js';
+import { METRICS_REGISTRY, type MetricsRegistry } from '../observers/metrics/metrics-registry.js';
 
 /** What one family's proxier is built from. */
 export interface BackendRun<P, S> {
@@ -39,6 +41,11 @@ export interface BackendDefinition<P, S> {
   readonly cleanup?: (ports: CleanupPorts, context: ProxyContext) => Promise<boolean>;
   /** What --cleanup removes, in words (`Dry run: not removing <what>`). */
   readonly cleanupSubject?: string;
+  /**
+   * Defines the mode's own metrics in the host's registry before the proxiers are built, as
+   * upstream's RegisterMetrics(mode) (skipped when the host collects no metrics).
+   */
+  readonly metrics?: (registry: MetricsRegistry) => void;
 }
 
 /** What --cleanup needs from the host's container (a cleanup-only run registers no more). */
@@ -90,6 +97,8 @@ export function defineBackend<P = BackendPorts, S = undefined>(definition: Backe
     detect: definition.detect,
     createProvider,
     register(container: DependencyContainer, context: ProxyContext): void {
+      const registry = definition.metrics ? resolveOptional<MetricsRegistry>(container, METRICS_REGISTRY) : undefined;
+      if (registry) definition.metrics?.(registry);
       container.register<Provider>(PROVIDER, { useValue: createProvider(resolvePorts(container, name), context) });
     },
   };

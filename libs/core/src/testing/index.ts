@@ -20,3 +20,4 @@ export { fakeContainer, type PluginContainer } from './fake-container.js';
 export { StringSink, TEST_HOST, testContext, type TestContextOverrides } from './test-context.js';
 export { testServicePort } from './test-service-port.js';
 export { BENIGN_NAME, HOSTILE_NAMES, type HostileName } from './hostile-names.js';
+export { defineUpstreamModeMetrics } from './upstream-mode-metrics.js';

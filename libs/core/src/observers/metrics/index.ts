@@ -26,3 +26,4 @@ export {
   type MetricLabels,
   type MetricsRegistry,
 } from './metrics-registry.js';
+export { SYNC_FULL_DURATION, SYNC_PARTIAL_DURATION } from './sync-kind-metrics.js';

@@ -21,8 +21,12 @@ export const NETWORK_PROGRAMMING_BUCKETS: readonly number[] = mergeBuckets(
 );
 
 export interface PromProxyMetricsOptions {
-  /** The proxy mode: decides which mode-specific metrics are exported, as upstream's RegisterMetrics. */
-  readonly mode: string;
+  /**
+   * The proxy mode. It no longer decides anything: each backend defines its mode's metrics through
+   * the MetricsRegistry API when it registers, as upstream's RegisterMetrics(mode) would.
+   * @deprecated Left out by new callers.
+   */
+  readonly mode?: string;
   readonly clock?: Clock;
   /** Export the process_* / nodejs_* runtime metrics as well (default true). */
   readonly defaultMetrics?: boolean;
@@ -42,18 +46,6 @@ export class PromProxyMetrics implements ProxyMetrics, MetricsRegistry {
   private readonly defined = new Map<string, { readonly kind: string; readonly signature: string; readonly metric: Metric }>();
 
   private readonly syncLatency = histogram('sync_proxy_rules_duration_seconds', 'SyncProxyRules latency in seconds', FAMILY, SYNC_DURATION_BUCKETS);
-  private readonly syncFullLatency = histogram(
-    'sync_full_proxy_rules_duration_seconds',
-    'SyncProxyRules latency in seconds for full resyncs',
-    FAMILY,
-    SYNC_DURATION_BUCKETS,
-  );
-  private readonly syncPartialLatency = histogram(
-    'sync_partial_proxy_rules_duration_seconds',
-    'SyncProxyRules latency in seconds for partial resyncs',
-    FAMILY,
-    SYNC_DURATION_BUCKETS,
-  );
   private readonly lastTimestamp = gauge('sync_proxy_rules_last_timestamp_seconds', 'The last time proxy rules were successfully synced', FAMILY);
   private readonly lastQueuedTimestamp = gauge('sync_proxy_rules_last_queued_timestamp_seconds', 'The last time a sync of proxy rules was queued', FAMILY);
   private readonly programmingLatency = histogram(
@@ -66,22 +58,6 @@ export class PromProxyMetrics implements ProxyMetrics, MetricsRegistry {
   private readonly endpointTotal = counter('sync_proxy_rules_endpoint_changes_total', 'Cumulative proxy rules Endpoint changes', []);
   private readonly servicePending = gauge('sync_proxy_rules_service_changes_pending', 'Pending proxy rules Service changes', []);
   private readonly serviceTotal = counter('sync_proxy_rules_service_changes_total', 'Cumulative proxy rules Service changes', []);
-  private readonly restoreFailures = counter('sync_proxy_rules_iptables_restore_failures_total', 'Cumulative proxy iptables restore failures', FAMILY);
-  private readonly partialRestoreFailures = counter(
-    'sync_proxy_rules_iptables_partial_restore_failures_total',
-    'Cumulative proxy iptables partial restore failures',
-    FAMILY,
-  );
-  private readonly nftablesSyncFailures = counter('sync_proxy_rules_nftables_sync_failures_total', 'Cumulative proxy nftables sync failures', FAMILY);
-  private readonly nftablesCleanupFailures = counter('sync_proxy_rules_nftables_cleanup_failures_total', 'Cumulative proxy nftables cleanup failures', FAMILY);
-  /** kube-proxy-ts's own: service ports nft refused a transaction on (each left out of the retry). */
-  private readonly nftablesFailedServices = counter(
-    'sync_proxy_rules_nftables_failed_services_total',
-    'Cumulative service ports whose rules nft refused; each was left out of the retry until it changes or the next full sync',
-    FAMILY,
-  );
-  private readonly rulesTotal = gauge('sync_proxy_rules_iptables_total', 'Total number of iptables rules owned by kube-proxy', ['ip_family', 'table']);
-  private readonly rulesLast = gauge('sync_proxy_rules_iptables_last', 'Number of iptables rules written by kube-proxy in last sync', ['ip_family', 'table']);
   private readonly noLocal = gauge(
     'sync_proxy_rules_no_local_endpoints_total',
     'Number of services with a Local traffic policy and no endpoints',
@@ -105,11 +81,9 @@ export class PromProxyMetrics implements ProxyMetrics, MetricsRegistry {
   /** iptables mode: upstream's custom collectors over the nfacct counters (registered per scrape, see scrape()). */
   private readonly nfacctMetrics = Object.entries(NFACCT_COUNTER_METRICS).map(([name, m]) => ({ name, metric: counter(m.metric, m.help, []) }));
   private nfacctRead: (() => Promise<NfacctPacketCounts>) | undefined;
-  private readonly mode: string;
 
   constructor(options: PromProxyMetricsOptions) {
     this.clock = options.clock ?? systemClock;
-    this.mode = options.mode;
     const exported: Metric[] = [
       // Every mode.
       this.syncLatency,
@@ -126,23 +100,6 @@ export class PromProxyMetrics implements ProxyMetrics, MetricsRegistry {
       this.programmingLatency,
       this.noLocal,
     ];
-    if (options.mode === 'iptables') {
-      exported.push(
-        this.syncFullLatency,
-        this.syncPartialLatency,
-        this.restoreFailures,
-        this.partialRestoreFailures,
-        this.rulesTotal,
-        this.rulesLast,
-      );
-    } else if (options.mode === 'nftables') {
-      exported.push(this.syncFullLatency, this.syncPartialLatency, this.nftablesSyncFailures, this.nftablesCleanupFailures, this.nftablesFailedServices);
-    } else if (options.mode === 'ipvs') {
-      exported.push(this.restoreFailures);
-    } else if (options.mode === 'userspace') {
-      // The capture rules are restored with iptables-restore too.
-      exported.push(this.restoreFailures, this.rulesTotal, this.rulesLast, ...this.socketMetrics);
-    }
     for (const m of exported) this.registry.registerMetric(m);
     // Every kind is exported from the start (at 0), so a dashboard can tell "none refused" from "not reported".
     for (const kind of ['Service', 'EndpointSlice', 'Node'] as const) this.invalidObjects.inc({ kind }, 0);
@@ -205,7 +162,7 @@ export class PromProxyMetrics implements ProxyMetrics, MetricsRegistry {
    * (a counter that is missing yields no sample, so its metric is absent from the page).
    */
   private async collectNfacct(): Promise<void> {
-    if (this.mode !== 'iptables' || this.nfacctRead === undefined) return;
+    if (this.nfacctRead === undefined) return;
     let counts: NfacctPacketCounts;
     try {
       counts = await this.nfacctRead();
@@ -230,8 +187,8 @@ export class PromProxyMetrics implements ProxyMetrics, MetricsRegistry {
 
   syncDuration(family: IPFamily, seconds: number, kind?: SyncKind): void {
     this.syncLatency.observe({ ip_family: family }, seconds);
-    if (kind === 'full') this.syncFullLatency.observe({ ip_family: family }, seconds);
-    else if (kind === 'partial') this.syncPartialLatency.observe({ ip_family: family }, seconds);
+    // The full/partial histograms are the mode's (iptables and nftables define them).
+    if (kind !== undefined) this.lookup<Histogram>(`sync_${kind}_proxy_rules_duration_seconds`)?.observe({ ip_family: family }, seconds);
   }
 
   syncSucceeded(family: IPFamily): void {
@@ -263,29 +220,40 @@ export class PromProxyMetrics implements ProxyMetrics, MetricsRegistry {
     this.endpointPending.set(count);
   }
 
+  // The mode-specific methods of ProxyMetrics (v1): each updates the metric of that name if the
+  // mode's backend defined it through the MetricsRegistry API, and is ignored otherwise, as
+  // upstream ignores metrics its RegisterMetrics(mode) did not register.
+
   iptablesRestoreFailed(family: IPFamily, partial: boolean): void {
-    this.restoreFailures.inc({ ip_family: family });
-    if (partial) this.partialRestoreFailures.inc({ ip_family: family });
+    this.lookup<Counter>('sync_proxy_rules_iptables_restore_failures_total')?.inc({ ip_family: family });
+    if (partial) this.lookup<Counter>('sync_proxy_rules_iptables_partial_restore_failures_total')?.inc({ ip_family: family });
   }
 
   nftablesSyncFailed(family: IPFamily): void {
-    this.nftablesSyncFailures.inc({ ip_family: family });
+    this.lookup<Counter>('sync_proxy_rules_nftables_sync_failures_total')?.inc({ ip_family: family });
   }
 
   nftablesCleanupFailed(family: IPFamily): void {
-    this.nftablesCleanupFailures.inc({ ip_family: family });
+    this.lookup<Counter>('sync_proxy_rules_nftables_cleanup_failures_total')?.inc({ ip_family: family });
   }
 
   nftablesServiceFailed(family: IPFamily): void {
-    this.nftablesFailedServices.inc({ ip_family: family });
+    this.lookup<Counter>('sync_proxy_rules_nftables_failed_services_total')?.inc({ ip_family: family });
   }
 
   iptablesRules(family: IPFamily, table: IptablesTable, counts: { readonly total: number; readonly last: number }): void {
-    this.rulesTotal.set({ ip_family: family, table }, counts.total);
-    this.rulesLast.set({ ip_family: family, table }, counts.last);
+    this.lookup<Gauge>('sync_proxy_rules_iptables_total')?.set({ ip_family: family, table }, counts.total);
+    this.lookup<Gauge>('sync_proxy_rules_iptables_last')?.set({ ip_family: family, table }, counts.last);
+  }
+
+  /** A metric defined through the MetricsRegistry API, by its name after `kubeproxy_`. */
+  private lookup<M extends Metric>(name: string): M | undefined {
+    return this.defined.get(fullName(name))?.metric as M | undefined;
   }
 
   proxySockets(family: IPFamily, read: () => ProxySocketStats): void {
+    // Exported from the first source on (userspace mode is the one that has sockets).
+    if (this.socketSources.size === 0) for (const m of this.socketMetrics) this.registry.registerMetric(m);
     this.socketSources.set(family, read);
   }
 

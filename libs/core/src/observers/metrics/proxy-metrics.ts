@@ -54,19 +54,38 @@ export interface ProxyMetrics {
   /** sync_proxy_rules_endpoint_changes_pending */
   endpointChangesPending(count: number): void;
 
-  /** sync_proxy_rules_iptables_restore_failures_total, and the partial_ one when `partial`. */
+  /**
+   * sync_proxy_rules_iptables_restore_failures_total, and the partial_ one when `partial`.
+   * @deprecated Kept for kube-proxy.backend/v1: updates the metric of that name if the mode's backend
+   * defined it through MetricsRegistry (METRICS_REGISTRY); new backends use the handles it returns.
+   */
   iptablesRestoreFailed(family: IPFamily, partial: boolean): void;
-  /** sync_proxy_rules_nftables_sync_failures_total: an nftables sync transaction failed. */
+  /**
+   * sync_proxy_rules_nftables_sync_failures_total: an nftables sync transaction failed.
+   * @deprecated Kept for kube-proxy.backend/v1: updates the metric of that name if the mode's backend
+   * defined it through MetricsRegistry (METRICS_REGISTRY); new backends use the handles it returns.
+   */
   nftablesSyncFailed(family: IPFamily): void;
-  /** sync_proxy_rules_nftables_cleanup_failures_total: deleting stale nftables chains failed. */
+  /**
+   * sync_proxy_rules_nftables_cleanup_failures_total: deleting stale nftables chains failed.
+   * @deprecated Kept for kube-proxy.backend/v1: updates the metric of that name if the mode's backend
+   * defined it through MetricsRegistry (METRICS_REGISTRY); new backends use the handles it returns.
+   */
   nftablesCleanupFailed(family: IPFamily): void;
   /**
    * sync_proxy_rules_nftables_failed_services_total (kube-proxy-ts's own; upstream has none): nft
    * refused a transaction on a line of one service port, which was then left out of the retry.
    * Optional so that existing ProxyMetrics implementations stay valid.
+   *
+   * @deprecated Kept for kube-proxy.backend/v1: updates the metric of that name if the mode's backend
+   * defined it through MetricsRegistry (METRICS_REGISTRY); new backends use the handles it returns.
    */
   nftablesServiceFailed?(family: IPFamily): void;
-  /** sync_proxy_rules_iptables_total (`total`: owned now) and _iptables_last (`last`: written by the last sync). */
+  /**
+   * sync_proxy_rules_iptables_total (`total`: owned now) and _iptables_last (`last`: written by the last sync).
+   * @deprecated Kept for kube-proxy.backend/v1: updates the metric of that name if the mode's backend
+   * defined it through MetricsRegistry (METRICS_REGISTRY); new backends use the handles it returns.
+   */
   iptablesRules(family: IPFamily, table: IptablesTable, counts: { readonly total: number; readonly last: number }): void;
 
   /** proxy_healthz_total{code} / proxy_livez_total{code}: one response of /healthz or /livez. */
