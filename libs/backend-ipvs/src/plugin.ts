@@ -25,8 +25,8 @@ interface IpvsRun {
 /**
  * IPVS mode (upstream's pkg/proxy/ipvs): virtual servers per service address, ipsets matched by a
  * small iptables skeleton, VIPs on the kube-ipvs0 dummy link. Detection decides whether `auto`
- * picks it: the kernel's IPVS, ipset and ipvsadm (this backend's verdict on core's evidence), and the configured scheduler's
- * module, as upstream's CanUseIPVSProxier checks the scheduler.
+ * picks it: the kernel's IPVS, ipset and ipvsadm (this backend's verdict on core's evidence), and
+ * the configured scheduler's module, as upstream's CanUseIPVSProxier checks the scheduler.
  *
  * One IpvsProxier per family sharing one kernel and one host setup. Nothing on the host is touched
  * when the provider is built: the sysctls are written by the first sync, so a run refused after
