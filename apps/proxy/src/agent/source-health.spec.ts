@@ -1,5 +1,5 @@
 import { defaultConfiguration, FakeClock, FakeSysctl, nullLogger, RecordingLogger, systemClock, type KubeProxyConfiguration, type Logger } from '@kube-proxy/core';
-import { TestApiServer, waitUntil } from '@kube-proxy/tools/test-apiserver';
+import { TestApiServer, waitUntil } from '@kube-proxy/testing-apiserver';
 import { ApiSource } from '../sources/api/api-source.js';
 import { createKubeClient } from '../sources/api/kube-client.js';
 import { healthTimeoutMs, ProxyAgent } from './agent.js';
