@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 interface FirstUse {
   prepare(root: string, io: { exists: (p: string) => boolean; run: (command: string, args: readonly string[]) => number; say: (text: string) => void }): number;
 }
-const { prepare } = createRequire(import.meta.url)('../../../bin/first-use.cjs') as FirstUse;
+const { prepare } = createRequire(import.meta.url)('./first-use.cjs') as FirstUse;
 
 function host(present: string[], failing: string[] = []) {
   const files = new Set(present);
