@@ -1,8 +1,8 @@
 /**
  * Real-kernel e2e of the API-server path (issue 4, "in a network namespace with real rules and real
  * traffic"): `bin/kube-proxy --master=http://127.0.0.1:PORT --proxy-mode=iptables` runs inside the node
- * namespace of a simulated node (tools/src/netns) against a TestApiServer that runs in that same
- * namespace (tools/src/netns/test-apiserver-host.mjs; the root namespace's loopback is not reachable
+ * namespace of a simulated node (libs/testing/netns) against a TestApiServer that runs in that same
+ * namespace (libs/testing/test-apiserver/src/test-apiserver-host.mjs; the root namespace's loopback is not reachable
  * from there). Objects are created/updated on the API server; real TCP traffic from pod3 checks the
  * rules the proxy programmed with iptables-nft (selected through kubelet's hint chain).
  *

@@ -12,9 +12,9 @@
  * network namespace (it programs iptables there): that part needs root (CI runs as root) and is
  * skipped, loudly, otherwise.
  *
- * Run (after `npx nx build proxy`), from apps/proxy:
+ * Run (after `npx nx build proxy`), from apps/proxy-e2e:
  *   node --experimental-vm-modules --no-warnings=ExperimentalWarning ../../node_modules/jest/bin/jest.js \
- *     -c jest.e2e.config.cjs e2e/api-integration
+ *     -c jest.e2e.config.cjs src/api-integration
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';

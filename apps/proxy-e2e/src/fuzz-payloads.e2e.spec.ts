@@ -1,6 +1,6 @@
 /**
  * Kernel acceptance of fuzzed payloads: a seeded sample of fuzz clusters (valid and hostile Services,
- * EndpointSlices and Nodes; tools/src/fuzz) is rendered by the iptables Provider — behind core's
+ * EndpointSlices and Nodes; libs/testing/fuzz) is rendered by the iptables Provider — behind core's
  * validation, and with validation bypassed so the renderer alone faces the hostile objects — and every
  * payload, IPv4 and IPv6, must be accepted by `iptables-restore --test` (nft and legacy) inside a
  * network namespace of this run. FUZZ_SEED=<int> replays or varies the sample; the seed is printed.

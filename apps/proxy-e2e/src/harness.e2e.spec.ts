@@ -1,5 +1,5 @@
 /**
- * Self-test of the netns harness (tools/src/netns) with hand-written rules, no proxy involved: if this
+ * Self-test of the netns harness (libs/testing/netns) with hand-written rules, no proxy involved: if this
  * suite fails, the iptables-datapath suite's failures are not evidence against the proxy.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

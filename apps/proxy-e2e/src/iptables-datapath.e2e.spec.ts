@@ -1,6 +1,6 @@
 /**
  * Real-kernel e2e of the iptables backend: `bin/kube-proxy --proxy-mode=iptables` runs inside the node
- * namespace of a simulated node (tools/src/netns, docs/datapath-testing.md), programs real rules with
+ * namespace of a simulated node (libs/testing/netns, docs/datapath-testing.md), programs real rules with
  * iptables-restore from manifest files, and real TCP/UDP traffic checks the datapath. The whole suite
  * runs once per iptables variant (nft, legacy); the proxy picks the variant from kubelet's hint chain.
  *

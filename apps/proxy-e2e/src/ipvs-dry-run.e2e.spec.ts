@@ -1,7 +1,7 @@
 /**
  * `bin/kube-proxy --proxy-mode=ipvs --dry-run --once` on a dual-stack node (issue 20, defects 4–6).
  * No root and no namespace: a dry run changes nothing on the host (IPVS, ipsets and kube-ipvs0 live
- * in the proxy's in-memory kernel). On e2e/fixtures/dual-stack (two addresses of each family):
+ * in the proxy's in-memory kernel). On src/fixtures/dual-stack (two addresses of each family):
  * - exit 0 well under the 30 s sync period (a failed first sync of one family was retried only
  *   then), with no error line but the IPVS deprecation notice;
  * - one `# sync 1` block per family, each with its VIPs on kube-ipvs0 and a TCP and an SCTP

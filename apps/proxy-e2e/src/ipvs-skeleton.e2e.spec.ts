@@ -2,7 +2,7 @@
  * The iptables skeleton of IPVS mode on the real kernel of this host (issue 11: "the ipset +
  * iptables skeleton also for real in a namespace on this host (set matches change traffic)").
  *
- * In a simulated node (tools/src/netns), once per iptables variant (nft, legacy; tags kpsn / kpsl):
+ * In a simulated node (libs/testing/netns), once per iptables variant (nft, legacy; tags kpsn / kpsl):
  * `ipset restore` of renderIpsetRestore for both families, `iptables-restore --noflush --counters`
  * and `ip6tables-restore` of renderIpvsIptables, then upstream's jump rules (IPVS_IPTABLES_JUMPS,
  * `-I`). Then real TCP traffic from the client and a pod, and the echo servers report the source

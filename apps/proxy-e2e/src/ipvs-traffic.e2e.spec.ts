@@ -1,6 +1,6 @@
 /**
  * The IPVS proxy with real traffic on a real IPVS kernel (issue 11): the host kernel has no IPVS, so
- * tools/src/ipvs-vm boots Debian's kernel under QEMU once and runs support/ipvs-traffic-guest.sh as
+ * libs/testing/ipvs-vm boots Debian's kernel under QEMU once and runs support/ipvs-traffic-guest.sh as
  * its only step. Inside the guest the root namespace is the node, pods and an outside client are
  * namespaces, and `bin/kube-proxy --proxy-mode=ipvs --manifests=…` (the host's build) serves the
  * cluster of support/ipvs-traffic-scenario.ts: TCP and UDP to a ClusterIP from a pod and from the

@@ -1,6 +1,6 @@
 /**
  * The IPVS backend's restore text against a real IPVS kernel (issue 11): this host's kernel has no
- * IPVS, so tools/src/ipvs-vm boots Debian's kernel under QEMU once and, in that one boot, loads
+ * IPVS, so libs/testing/ipvs-vm boots Debian's kernel under QEMU once and, in that one boot, loads
  * renderIpvsadmRestore's text with `ipvsadm --restore` and renderIpsetRestore's with
  * `ipset restore`, reads both back (`ipvsadm --save -n`, `ipset save`), applies a
  * diffDesiredStates batch (scheduler rr → mh with its flag, a real server removed, the UDP service

@@ -2,7 +2,7 @@
  * The proxy driven through the real kubectl, exactly as an operator would (issue 10, "What to build"
  * 4, "a real client"): `bin/kube-proxy --master` in iptables-nft mode inside a simulated node's
  * namespace (api-support/api-node-rig.ts) against the TestApiServer there, and /usr/bin/kubectl run in
- * the same namespace with a private kubeconfig, HOME and cache (tools/src/test-apiserver/kubectl.ts).
+ * the same namespace with a private kubeconfig, HOME and cache (libs/testing/test-apiserver/src/kubectl.ts).
  * `kubectl apply -f` of a Service + EndpointSlice → pod3's traffic reaches the endpoint;
  * `kubectl apply` of a changed file, `kubectl patch` of the endpoint (strategic merge) and of the port
  * (JSON patch) → traffic follows; `kubectl delete` of the slice → connections are rejected; of the

@@ -1,6 +1,6 @@
 /**
  * Real-kernel e2e of the nftables backend: `bin/kube-proxy --proxy-mode=nftables` runs inside the node
- * namespace of a simulated node (tools/src/netns, docs/datapath-testing.md), programs `table ip kube-proxy`
+ * namespace of a simulated node (libs/testing/netns, docs/datapath-testing.md), programs `table ip kube-proxy`
  * with `nft -f -` from manifest files, and real TCP/UDP traffic checks the datapath: the scenarios of
  * the iptables suite, plus what only this mode has (ServiceCIDR drop, invalid-port reject, a deleted
  * table rebuilt, switching from and to iptables mode, a dry run whose dump is valid nft input).

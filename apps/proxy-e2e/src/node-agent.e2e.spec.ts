@@ -1,6 +1,6 @@
 /**
  * Real-kernel e2e of the node agent around the iptables backend: `bin/kube-proxy` runs inside the node
- * namespace of a simulated node (tools/src/netns) with `--manifests`, iptables-nft.
+ * namespace of a simulated node (libs/testing/netns) with `--manifests`, iptables-nft.
  *
  * - a SIGTERM + restart keeps ClusterIP and NodePort traffic flowing (rules stay in place, exit 0);
  * - the conntrack sysctls are set per network namespace (the root namespace's values stay as they were);

@@ -1,6 +1,6 @@
 /**
  * Real-kernel e2e of the userspace backend: `bin/kube-proxy --proxy-mode=userspace` runs inside the node
- * namespace of a simulated node (tools/src/netns, docs/datapath-testing.md). For every service port it opens a
+ * namespace of a simulated node (libs/testing/netns, docs/datapath-testing.md). For every service port it opens a
  * proxy socket on a port of --proxy-port-range and captures the service's addresses with iptables-nft
  * rules (nat KUBE-PORTALS-CONTAINER/-HOST, KUBE-NODEPORT-CONTAINER/-HOST, filter KUBE-NODEPORT-NON-LOCAL);
  * the connections to the endpoints are made by the proxy process from the node. Real TCP/UDP traffic

@@ -1,5 +1,5 @@
 /**
- * The rig the API-server real-kernel suites share: a simulated node (tools/src/netns) with TCP echo
+ * The rig the API-server real-kernel suites share: a simulated node (libs/testing/netns) with TCP echo
  * servers in three pods, kubelet's iptables-nft hint chain, a TestApiServer inside the node namespace
  * (netns-api-server.ts) holding the objects the suite starts with, and `bin/kube-proxy --master` in
  * iptables mode in that namespace, started once those objects exist and waited for (bounded) until

@@ -2,7 +2,7 @@
  * `bin/kube-proxy --dry-run` against a TestApiServer, as a child process the tests can wait on:
  * stdout is parsed incrementally into sync blocks (see sync-output.ts), stderr (the log) is kept for
  * failure messages. Every wait is bounded. The proxy runs under the netns harness's watchdog
- * (tools/src/netns/watchdog.mjs, plain Node, no root involved), so it cannot outlive the test process
+ * (libs/testing/netns/src/watchdog.mjs, plain Node, no root involved), so it cannot outlive the test process
  * even if Jest is killed; stopAllProxies() ends whatever a test left running.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -1,9 +1,9 @@
 #!/bin/bash
-# The IPVS traffic e2e, as it runs INSIDE the QEMU guest (tools/src/ipvs-vm boots Debian's IPVS
+# The IPVS traffic e2e, as it runs INSIDE the QEMU guest (libs/testing/ipvs-vm boots Debian's IPVS
 # kernel; this script is the job's only step, run with chroot over the host's read-only root, so
 # everything here lives and dies with the VM). The guest's root namespace is the node; "pods" and
 # an "outside" client are network namespaces inside the guest; the cluster is the manifests and
-# scenario.env that apps/proxy/e2e/support/ipvs-traffic-scenario.ts wrote into $1 on the host.
+# scenario.env that apps/proxy-e2e/src/support/ipvs-traffic-scenario.ts wrote into $1 on the host.
 # It runs bin/kube-proxy from the host's build with --manifests, sends real TCP and UDP traffic,
 # changes the manifests, stops the proxy and runs --cleanup, and prints one line per check:
 #   CHECK <name> PASS|FAIL|SKIP <detail>      (names: support/ipvs-traffic-checks.ts, in order)

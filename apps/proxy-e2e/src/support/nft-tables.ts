@@ -1,7 +1,7 @@
 /**
  * nft helpers for the nftables datapath suite: the kube-proxy tables of a namespace, their dumps for
  * failure reports, and the ServiceCIDR manifest (the only kind that suite writes beyond scenario.ts).
- * Like the iptables helpers of tools/src/netns, every command runs inside a namespace of the node.
+ * Like the iptables helpers of libs/testing/netns, every command runs inside a namespace of the node.
  */
 import type { CommandResult, SimulatedNode } from '@kube-proxy/testing-netns';
 

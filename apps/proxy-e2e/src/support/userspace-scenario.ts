@@ -6,7 +6,7 @@ import { NODE_NAME, POD_TCP_PORT, POD_UDP_PORT, SVC, eps, writeDnsSlice } from '
 /**
  * The services the userspace datapath suite programs through `--proxy-mode=userspace`. Same pods and
  * addresses as the iptables suite (scenario.ts; the IPs of web, web-aff, spread, ext, lb and dns are
- * reused), plus `stream` (long transfers, served by tools/src/netns/userspace-stream.mjs on pod1/pod2)
+ * reused), plus `stream` (long transfers, served by libs/testing/netns/src/userspace-stream.mjs on pod1/pod2)
  * and `failover` (one endpoint refuses: pod3 runs no stream server).
  */
 export const STREAM_POD_PORT = 8090;

@@ -1,7 +1,7 @@
 import { scriptPath, startServerScript, type EchoServer, type SimulatedNode } from '@kube-proxy/testing-netns';
 
 /**
- * Drives tools/src/netns/userspace-stream.mjs: a TCP server in pod namespaces that streams a verifiable
+ * Drives libs/testing/netns/src/userspace-stream.mjs: a TCP server in pod namespaces that streams a verifiable
  * byte pattern slowly (a long transfer), and a client that reports which pod serves it, its progress,
  * and whether every byte arrived intact.
  */

@@ -1,6 +1,6 @@
 /**
  * The properties of one pipeline run, as lists of problems (empty = the property holds), shared by
- * the unit properties in tools and apps/proxy: nothing threw, every sync succeeded and its payload is
+ * the unit properties here and in apps/proxy: nothing threw, every sync succeeded and its payload is
  * well-formed; behind validation also that the validator agreed with the generator, that no address
  * of a rejected object reached a rule, and that every usable valid Service port is in the rules.
  */

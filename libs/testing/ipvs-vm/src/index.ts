@@ -1,7 +1,7 @@
 /**
  * A real IPVS kernel for tests on hosts whose own kernel has none: `prepare` (packages, Debian's
  * kernel, initramfs; cached) and `runInVm` (one QEMU boot running a job's steps via chroot over the
- * host's root). See tools/README.md and docs/ipvs-vm.md.
+ * host's root). See this library's README.md and docs/ipvs-vm.md.
  */
 export { HOST_PACKAGES, VmUnavailableError, ensureHostPackages } from './host-packages.js';
 export { BOOT_MODULES, INIT_VERSION } from './init-script.js';

@@ -12,7 +12,7 @@
  *
  * The start-up and per-backend columns come from the run's own log timestamps (cleanup-phases.ts).
  *
- * Usage: node tools/dist/bench/cleanup.bench.js [--sizes=1000,10000] [--modes=legacy,nft,ipvs,nftables]
+ * Usage: node tools/bench/dist/cleanup/cleanup.bench.js [--sizes=1000,10000] [--modes=legacy,nft,ipvs,nftables]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

@@ -15,7 +15,7 @@
  * them, or with --apply=false, it is skipped with the reason printed. Touches only the network
  * namespace it creates (kpbench-growth-PID), deleted after each size.
  *
- * Usage: node --expose-gc --max-old-space-size=8000 tools/dist/bench/scale-growth.bench.js
+ * Usage: node --expose-gc --max-old-space-size=8000 tools/bench/dist/growth/scale-growth.bench.js
  *          [--sizes=1000,10000,30000] [--endpoints=5] [--big-service=5000] [--big-slice=100] [--apply=true]
  *          [--runs=1]   (more runs: per phase, the run with the median wall time is reported)
  */
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   log(`# Scale growth per startup phase — ${new Date().toISOString()}`);
   log();
   log(`node ${process.version}, ${cpus().length} CPUs, ${formatGiB(totalmem())} memory, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; apply: ${apply.run ? 'iptables-legacy-restore in a fresh netns' : `skipped (${apply.reason})`}`);
-  log('Phases as the proxy runs them (tools/src/bench/scale-growth-phases.ts). The app runs "handlers: source" and');
+  log('Phases as the proxy runs them (tools/bench/src/growth/scale-growth-phases.ts). The app runs "handlers: source" and');
   log('"handlers: ProxyState" as one synchronous chain per object; here the source\'s calls are recorded and replayed,');
   log('so each side is timed alone. ProxyState\'s handlers are where the change trackers parse and record each object;');
   log('"trackers" is applyPendingChanges (pending changes into the service and endpoints maps).');

@@ -3,7 +3,7 @@
  * first sync is done and nothing changes. For each mode (iptables with iptables-legacy, nftables)
  * and each source (one --manifests `List` file of N ClusterIP Services × E endpoints, or the test API
  * server holding the same objects) it runs the real `bin/kube-proxy` in a fresh simulated node's
- * namespace (tools/src/bench/idle-proxy-run.ts) and prints CPU % of one core (the proxy's own, and
+ * namespace (tools/bench/src/idle/idle-proxy-run.ts) and prints CPU % of one core (the proxy's own, and
  * that of the tools it ran and reaped: iptables-restore, nft) and VmRSS (min, median, max) over the
  * idle window, with the syncs it logged meanwhile (periodic resyncs). The settle time before the
  * window lets V8's memory reducer finish: some 15 s after the first sync's allocations stop it runs
@@ -15,7 +15,7 @@
  *          [--sources=manifests,api] [--settle-s=30] [--idle-s=60] [--proxy-main=PATH]
  *   --proxy-main runs another build's apps/proxy/dist/main.js (e.g. a copy built before a change)
  *   instead of bin/kube-proxy, with the same runtime settings.
- *   (or node tools/dist/bench/idle-proxy.bench.js with the same flags)
+ *   (or node tools/bench/dist/idle/idle-proxy.bench.js with the same flags)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

@@ -8,7 +8,7 @@
  * and the ratios the iptables issue sets targets for (render ≤ 0.25× legacy apply at 10k; partial
  * payload ≤ 0.5% of full). Needs root and iptables for the apply columns (skipped otherwise).
  *
- * Usage: node tools/dist/bench/iptables-sync.bench.js [--sizes=1000,10000] [--variants=legacy,nft]
+ * Usage: node tools/bench/dist/iptables/iptables-sync.bench.js [--sizes=1000,10000] [--variants=legacy,nft]
  *                                                     [--nft-max=10000]
  */
 import type { AppliedChanges } from '@kube-proxy/core';

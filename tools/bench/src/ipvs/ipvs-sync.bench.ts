@@ -18,7 +18,7 @@
  * size, bounded in time.
  * Without root/QEMU (VmUnavailableError) the kernel columns are skipped, loudly.
  *
- * Usage: node tools/dist/bench/ipvs-sync.bench.js [--sizes=1000,10000] [--rounds=3]
+ * Usage: node tools/bench/dist/ipvs/ipvs-sync.bench.js [--sizes=1000,10000] [--rounds=3]
  */
 import { readFileSync } from 'node:fs';
 import { prepareOrReason, type VmImage } from '@kube-proxy/testing-ipvs-vm';
@@ -91,7 +91,7 @@ function report(rows: readonly Row[], skipped: string | null, rounds: number): s
   out.push('');
   if (skipped !== null) {
     const bar = '!'.repeat(100);
-    out.push(bar, `!!! KERNEL COLUMNS SKIPPED: ${skipped}`, '!!! They need root, apt-get and QEMU (the IPVS VM of tools/src/ipvs-vm).', bar, '');
+    out.push(bar, `!!! KERNEL COLUMNS SKIPPED: ${skipped}`, '!!! They need root, apt-get and QEMU (the IPVS VM of libs/testing/ipvs-vm).', bar, '');
   } else {
     out.push('Kernel apply, timed inside the QEMU guest (Debian IPVS kernel, TCG emulation, 1 vCPU; modules preloaded; each tool one process,');
     out.push(`batch on stdin; ${rounds} round(s), each in a fresh network namespace, the round with the median total shown):`);

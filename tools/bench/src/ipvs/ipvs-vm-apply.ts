@@ -1,5 +1,5 @@
 /**
- * Host side of the benchmark's kernel columns: one QEMU boot (tools/src/ipvs-vm) per size whose
+ * Host side of the benchmark's kernel columns: one QEMU boot (libs/testing/ipvs-vm) per size whose
  * single step is `node ipvs-guest-apply.js` with the GuestJob on stdin. The guest's root is the
  * host's, so the compiled script beside this file is at the same path in there (build before
  * booting). Bounded by the VM's own timeout; a guest that fails or does not finish throws with

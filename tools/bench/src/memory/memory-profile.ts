@@ -1,6 +1,6 @@
 /**
  * Memory profile at scale (issue 12, item 1; a measurement, not a test). For N ClusterIP Services × E
- * endpoints (tools/src/bench/scale-cluster.ts) it reports
+ * endpoints (tools/bench/src/shared/scale-cluster.ts) it reports
  *  - dry-run: peak RSS of `bin/kube-proxy --dry-run --once --proxy-mode=iptables --manifests=FILE`
  *    (median of --runs), against the issue's bounds (200 MB at 10k, 450 MB at 30k);
  *  - running: VmRSS of a real proxy in a network namespace, against the test API server, with real
@@ -9,12 +9,12 @@
  *    iptables-legacy-restore of the same tables into an empty namespace (bound 1.5×), and the whole
  *    dry-run process against iptables-legacy-restore of its output (bound 0.5×);
  *  - with --snapshots: a heap snapshot of each process, broken down per component through the
- *    dominator tree (tools/src/bench/heap-breakdown.ts): informer caches, core's trackers and maps,
+ *    dominator tree (tools/bench/src/memory/heap-breakdown.ts): informer caches, core's trackers and maps,
  *    the iptables backend's caches and buffers, the dry-run table model, strings.
  * Needs root, iproute2, iptables-legacy and GNU time (/usr/bin/time); runs only inside namespaces it
  * creates. Build first (`npx nx run-many -t build`): it runs the built proxy.
  *
- * Usage: node tools/dist/bench/memory-profile.js [--services=10000] [--endpoints=5] [--runs=3]
+ * Usage: node tools/bench/dist/memory/memory-profile.js [--services=10000] [--endpoints=5] [--runs=3]
  *          [--phases=dry-run,running] [--settle-s=20] [--snapshots] [--out=DIR]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -28,7 +28,7 @@
  * (`all_chains`). Without --noflush the implicit table flush is such a command, which is why flush
  * mode does not show the quadratic cost.
  *
- * Usage: node tools/dist/bench/nft-restore-shape.js --sizes=500,1000 --out=/tmp/nft-shape
+ * Usage: node tools/bench/dist/nftables/nft-restore-shape.js --sizes=500,1000 --out=/tmp/nft-shape
  *                                                    [--batches=500,1000] [--variants=full,bare,…]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

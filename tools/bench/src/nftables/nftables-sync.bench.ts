@@ -12,7 +12,7 @@
  * and, at the sweep sizes, the cold start at several batch sizes (coldStartBatches(…, batch)).
  * Needs root and nft.
  *
- * Usage: node tools/dist/bench/nftables-sync.bench.js [--sizes=1000,10000] [--sweep-sizes=10000]
+ * Usage: node tools/bench/dist/nftables/nftables-sync.bench.js [--sizes=1000,10000] [--sweep-sizes=10000]
  *                                                     [--batches=500,1000,2000,5000] [--sweep-reps=1] [--no-once]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -13,7 +13,7 @@
  * Load generator and server are separate Node processes (userspace-loadgen.mjs,
  * userspace-echo-server.mjs); so is every proxy.
  *
- * Usage: node tools/dist/bench/userspace-proxy.bench.js [--proxies=kube-proxy,socat[,standin]]
+ * Usage: node tools/bench/dist/userspace/userspace-proxy.bench.js [--proxies=kube-proxy,socat[,standin]]
  *          [--seconds=3] [--bulk-seconds=4] [--idle-conns=10000] [--socat-idle-cap=1000] [--idle-procs=4]
  *          [--keep-logs=DIR]
  * `--proxies` defaults to $KP_BENCH_PROXIES, else `kube-proxy,socat`; `direct` is always measured.
