@@ -1,9 +1,37 @@
 import nx from '@nx/eslint-plugin';
 
-// Module boundaries are the architecture: core depends on no workspace library; netfilter-iptables
-// (the host's iptables) on core only; a backend on core and netfilter-iptables (through their entry
-// points); the app is the only composition root; tools may use anything but nothing ships depending
-// on tools.
+// Module boundaries are the architecture, one tag per kind of project:
+// - type:core depends on no workspace library; type:netfilter (the iptables/nftables plumbing) on core;
+//   a type:backend on core and netfilter (through their public entries); type:app, the only
+//   composition root, on those three.
+// - type:testing (test API server, netns harness, IPVS VM, fuzz generators) may use the production
+//   libraries and each other, but production code may not use them: only specs (below) and the e2e
+//   suites do.
+// - type:bench runs anything but the e2e suites; type:e2e anything; type:tools (generators, release
+//   checks, image checks) the libraries and test libraries, never the app.
+const PRODUCTION = {
+  'type:core': [],
+  'type:netfilter': ['type:core'],
+  'type:backend': ['type:core', 'type:netfilter'],
+  'type:app': ['type:core', 'type:netfilter', 'type:backend'],
+};
+const depConstraints = (specs) => [
+  // A spec may also use the test libraries, except core's: they are built on core (a cycle).
+  ...Object.entries(PRODUCTION).map(([sourceTag, tags]) => ({
+    sourceTag,
+    onlyDependOnLibsWithTags: specs && sourceTag !== 'type:core' ? [...tags, 'type:testing'] : tags,
+  })),
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter', 'type:backend', 'type:testing'] },
+  { sourceTag: 'type:bench', notDependOnLibsWithTags: ['type:e2e'] },
+  { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['*'] },
+  { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter', 'type:backend', 'type:testing'] },
+];
+/** The rule's options; `allow` names import paths a project's own config exempts (see tools/bench). */
+export const moduleBoundaries = (specs, allow = []) => [
+  'error',
+  { enforceBuildableLibDependency: true, banTransitiveDependencies: true, allow, depConstraints: depConstraints(specs) },
+];
+
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
@@ -12,21 +40,7 @@ export default [
   {
     files: ['**/*.ts'],
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: true,
-          banTransitiveDependencies: true,
-          allow: [],
-          depConstraints: [
-            { sourceTag: 'type:core', onlyDependOnLibsWithTags: [] },
-            { sourceTag: 'type:netfilter', onlyDependOnLibsWithTags: ['type:core'] },
-            { sourceTag: 'type:backend', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter'] },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter', 'type:backend'] },
-            { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter', 'type:backend'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': moduleBoundaries(false),
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
@@ -44,5 +58,10 @@ export default [
     // Tests index into fixtures they just built; a non-null assertion there is a claim the test checks.
     files: ['**/*.spec.ts', '**/testing/**/*.ts', '**/e2e/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  {
+    // Specs are not shipped: they may drive the code under test with the test libraries.
+    files: ['**/*.spec.ts'],
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries(true) },
   },
 ];

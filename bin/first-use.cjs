@@ -1,7 +1,7 @@
 // What bin/kube-proxy does before the app can run on a fresh clone: install the npm dependencies
 // (npm ci) when there are none, then build the app (nx build proxy) when there is no build, telling
 // the user on stderr. stdout stays clean: it carries only --dry-run output. Plain CommonJS with its
-// effects injected, so tools/src/fresh-clone/first-use.spec.ts can check the decisions.
+// effects injected, so first-use.spec.ts beside it can check the decisions.
 'use strict';
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');

@@ -21,7 +21,7 @@ rootfs="$out/rootfs"
 work="$out/.work"
 archive="$out/kube-proxy-ts-oci.tar"
 
-# Keep in step with the Dockerfile's apt-get install (tools/src/image/image-definition.spec.ts checks it).
+# Keep in step with the Dockerfile's apt-get install (deploy/image/src/image-definition.spec.ts checks it).
 PACKAGES=(iptables ipset ipvsadm conntrack nftables iproute2)
 SUITE=bookworm
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}

@@ -2,7 +2,7 @@
 // The image's /usr/local/bin/kube-proxy (ENTRYPOINT). It is bin/kube-proxy without the first-use
 // step (installing and building a fresh clone): the image ships the build, and a container must not
 // reach for npm. The interpreter line is bin/kube-proxy's, whose comment gives the measurements
-// behind the memory settings; tools/src/image/image-definition.spec.ts keeps the two lines equal.
+// behind the memory settings; deploy/image/src/image-definition.spec.ts keeps the two lines equal.
 'use strict';
 const { pathToFileURL } = require('node:url');
 

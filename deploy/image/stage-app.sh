@@ -5,8 +5,9 @@
 # (entrypoint.cjs, installed as /usr/local/bin/kube-proxy) is the caller's to install.
 # The Dockerfile and build-oci.sh both call it, so the two images carry the same files.
 # The workspace layout is kept (node_modules/@kube-proxy/* link to libs/* and apps/*) because that
-# is how the built packages resolve each other; the dev tools workspace only contributes its
-# package.json, which npm ci needs to match the lockfile.
+# is how the built packages resolve each other; the workspaces that do not ship (tools, benchmarks,
+# test libraries, e2e suites, image checks) only contribute their package.json, which npm ci needs
+# to match the lockfile.
 set -euo pipefail
 
 usage() { echo "usage: $0 REPO_ROOT DEST" >&2; exit 2; }
@@ -38,7 +39,8 @@ for pattern in "${patterns[@]}"; do
     rel=${dir#"$src"/}
     mkdir -p "$dest/$rel"
     cp "$dir/package.json" "$dest/$rel/"
-    [[ "$rel" == tools ]] && continue
+    # Only the runtime projects' JavaScript ships.
+    case "$rel" in tools | tools/* | libs/testing/* | apps/*-e2e | deploy/*) continue ;; esac
     if [[ -d "$dir/dist" ]]; then
       cp -a "$dir/dist" "$dest/$rel/"
     fi

@@ -1,5 +1,5 @@
 // What `npm test` (test-all.mjs) does on this machine, decided from what is there: kept apart from
-// the running so the decisions are unit-tested (tools/src/fresh-clone/test-plan.spec.ts).
+// the running so the decisions are unit-tested (test-plan.spec.ts, beside it).
 
 /** The binaries the real-kernel suites run. */
 export const KERNEL_TOOLS = ['iptables', 'iptables-legacy', 'ip6tables', 'ipset', 'conntrack', 'nft', 'ip', 'socat', 'nfacct', 'qemu-system-x86_64', 'depmod', 'cpio', 'busybox', 'ipvsadm', 'python3', 'curl'];
@@ -21,7 +21,7 @@ export function testPlan(host) {
   }
   steps.push({ command: host.nx, args: ['sync:check'] });
   steps.push({ command: host.nx, args: ['run-many', '-t', 'lint', 'typecheck', 'test', '--outputStyle=static'] });
-  steps.push({ command: host.nx, args: ['run', 'proxy:e2e', '--outputStyle=static'] });
+  steps.push({ command: host.nx, args: ['run', 'proxy-e2e:e2e', '--outputStyle=static'] });
   const bar = '!'.repeat(100);
   const banner = host.isRoot
     ? null

@@ -1,6 +1,6 @@
 import { defaultConfiguration, nullLogger, systemClock, type KubeProxyConfiguration, type Logger } from '@kube-proxy/core';
 import { FakeClock, FakeSysctl, RecordingLogger } from '@kube-proxy/core/testing';
-import { TestApiServer, waitUntil } from '@kube-proxy/tools/test-apiserver';
+import { TestApiServer, waitUntil } from '@kube-proxy/testing-apiserver';
 import { ApiSource } from '../sources/api/api-source.js';
 import { createKubeClient } from '../sources/api/kube-client.js';
 import { healthTimeoutMs, ProxyAgent } from './agent.js';

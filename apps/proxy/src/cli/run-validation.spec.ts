@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
-import { TestApiServer, type KubeObject } from '@kube-proxy/tools/test-apiserver';
+import { TestApiServer, type KubeObject } from '@kube-proxy/testing-apiserver';
 import { runCli } from './run.js';
 import { captureIO } from './testing/capture-io.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { RecordingLogger } from '@kube-proxy/core/testing';
-import { CORE_VALIDATOR, fuzzCluster, fuzzRuns, fuzzSeed, replayHint, runPipeline, showValue, validatedRunProblems } from '@kube-proxy/tools/fuzz';
+import { CORE_VALIDATOR, fuzzCluster, fuzzRuns, fuzzSeed, replayHint, runPipeline, showValue, validatedRunProblems } from '@kube-proxy/testing-fuzz';
 import { ObjectValidation } from './validating-handlers.js';
 
 // Property-based fuzzing of the app's own path: every generated object (valid, invalid, hostile,

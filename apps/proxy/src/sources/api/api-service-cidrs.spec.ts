@@ -1,5 +1,5 @@
 import { nullLogger, type Logger } from '@kube-proxy/core';
-import { TestApiServer, waitUntil, type KubeObject } from '@kube-proxy/tools/test-apiserver';
+import { TestApiServer, waitUntil, type KubeObject } from '@kube-proxy/testing-apiserver';
 import type { ManifestHandlers } from '../manifests/manifest-source.js';
 import { ApiSource } from './api-source.js';
 import { createKubeClient } from './kube-client.js';

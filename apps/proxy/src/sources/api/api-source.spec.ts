@@ -1,6 +1,6 @@
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import { nullLogger, type Logger } from '@kube-proxy/core';
-import { TestApiServer, waitUntil, type KubeObject } from '@kube-proxy/tools/test-apiserver';
+import { TestApiServer, waitUntil, type KubeObject } from '@kube-proxy/testing-apiserver';
 import type { ManifestHandlers } from '../manifests/manifest-source.js';
 import { ApiSource, NodeWaitError, type ApiSourceOptions } from './api-source.js';
 import { createKubeClient } from './kube-client.js';

@@ -1,5 +1,5 @@
 import { nullLogger, type Logger } from '@kube-proxy/core';
-import { TestApiServer } from '@kube-proxy/tools/test-apiserver';
+import { TestApiServer } from '@kube-proxy/testing-apiserver';
 import type { NodeEventRecorder } from '../../agent/node-events.js';
 import { ApiNodeEventRecorder, microTime, postBirthCry, startingEvent } from './birth-cry.js';
 import { createKubeClient } from './kube-client.js';

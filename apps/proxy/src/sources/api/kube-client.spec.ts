@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nullLogger, type Logger } from '@kube-proxy/core';
-import { TestApiServer } from '@kube-proxy/tools/test-apiserver';
+import { TestApiServer } from '@kube-proxy/testing-apiserver';
 import { createKubeClient, KubeClientConfigError, loadKubeConfig } from './kube-client.js';
 import { ApiError } from './kube-api.js';
 

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'deploy-image', preset: '../../jest.preset.js' };

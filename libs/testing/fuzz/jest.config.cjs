@@ -1,0 +1,1 @@
+module.exports = { displayName: 'testing-fuzz', preset: '../../../jest.preset.js' };

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'testing-ipvs-vm', preset: '../../../jest.preset.js' };

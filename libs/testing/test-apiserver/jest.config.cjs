@@ -1,0 +1,1 @@
+module.exports = { displayName: 'testing-apiserver', preset: '../../../jest.preset.js' };

@@ -1,0 +1,29 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CommandExecutor } from '@kube-proxy/core';
+import { BENCH_NODE, benchNode } from './nft-bench-proxier.js';
+import { KUBE_PROXY_BIN } from '../shared/proxy-entry.js';
+import { scaleClusterList } from '../shared/scale-cluster.js';
+
+
+const ONCE_LIMIT_MS = 10 * 60 * 1000;
+
+/** Writes the cluster (and this node) as one `kind: List` manifest into `dir`. */
+export function writeClusterManifests(dir: string, services: number, endpointsPerService: number): void {
+  const list = scaleClusterList(services, endpointsPerService);
+  list.items.unshift(benchNode('zone-a'));
+  writeFileSync(join(dir, 'cluster.json'), JSON.stringify(list));
+}
+
+/**
+ * `bin/kube-proxy --proxy-mode=nftables --manifests=DIR --once` through `executor` (one that runs
+ * inside the bench's namespace): wall time from spawn to exit, which is start → all rules in the kernel.
+ */
+export async function kubeProxyOnceMs(executor: CommandExecutor, manifestsDir: string): Promise<number> {
+  const args = ['--proxy-mode=nftables', `--manifests=${manifestsDir}`, '--once', `--hostname-override=${BENCH_NODE.name}`, `--cluster-cidr=${BENCH_NODE.clusterCIDR}`];
+  const started = process.hrtime.bigint();
+  const r = await executor.run(KUBE_PROXY_BIN, args, { timeoutMs: ONCE_LIMIT_MS, discardStdout: true });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (r.exitCode !== 0) throw new Error(`kube-proxy --once exited ${String(r.exitCode)}: ${r.spawnError ?? r.stderr.slice(-2000)}`);
+  return ms;
+}
