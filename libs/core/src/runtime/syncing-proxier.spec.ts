@@ -1,4 +1,4 @@
-import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import type { V1Service } from '@kubernetes/client-node';
 import type { TextSink } from '../contracts/proxy-context.js';
 import type { ProxyMetrics } from '../observers/metrics/proxy-metrics.js';
 import { FakeClock } from '../testing/fake-clock.js';
