@@ -144,7 +144,7 @@ describe('IpvsProxier', () => {
     await running(r);
     expect(r.proxier.stats.failedSyncs).toBe(1);
     // One message for an unexpected failure in every mode (the engine's), then the engine's "Sync failed".
-    expect(r.logger.entries.some((e) => e.message === 'Unexpected error while syncing ipvs rules')).toBe(true);
+    expect(r.logger.entries.some((e) => e.message === 'Failed to sync ipvs rules')).toBe(true);
     expect(r.logger.entries.some((e) => e.message === 'Sync failed')).toBe(true);
     await advanceSettling(r.clock, 31_000, 1000);
     await r.proxier.firstSync();

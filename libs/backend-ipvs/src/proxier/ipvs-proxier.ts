@@ -137,6 +137,7 @@ export class IpvsProxier extends SyncingProxier {
       alwaysFull: true,
       // Upstream's IPVS proxier observes only the overall sync duration, never a full/partial one.
       durationByKind: false,
+      syncCompleteMessage: 'syncProxyRules complete',
       conntrack: context.dryRun ? undefined : new ConntrackCleaner({ family, executor: options.executor, logger }),
       dryRunSink: context.dryRun && options.dryRunTables ? context.dryRunSink : undefined,
       tagDryRunOutput: options.tagDryRunOutput ?? false,

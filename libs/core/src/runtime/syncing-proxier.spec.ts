@@ -105,7 +105,7 @@ describe('SyncingProxier (the one sync engine)', () => {
     r.proxier.outcomes.push(new Error('boom'));
     await r.start();
     expect(r.proxier.stats.failedSyncs).toBe(1);
-    expect(r.logger.entries.find((e) => e.level === 'error')?.message).toBe('Unexpected error while syncing scripted rules');
+    expect(r.logger.entries.find((e) => e.level === 'error')?.message).toBe('Failed to sync scripted rules');
     await r.finish();
   });
 

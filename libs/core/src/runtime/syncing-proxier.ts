@@ -32,6 +32,12 @@ export interface SyncingProxierOptions extends ProxierBaseOptions {
   readonly durationByKind?: boolean;
   /** Stale UDP/SCTP conntrack entries are cleared after each successful sync (absent: no cleanup, e.g. --dry-run). */
   readonly conntrack?: ConntrackCleaner;
+  /**
+   * The verbose line that ends every sync attempt. Default upstream's iptables/nftables wording,
+   * `SyncProxyRules complete`; IPVS keeps upstream's IPVS wording, `syncProxyRules complete`, which
+   * log queries match (our IPVS e2e does).
+   */
+  readonly syncCompleteMessage?: string;
   /** --dry-run: where each successful sync's output goes (absent outside a dry run). */
   readonly dryRunSink?: TextSink;
   /** Append the family to the dry-run header (two proxiers share one sink). */
@@ -59,6 +65,7 @@ export abstract class SyncingProxier extends ProxierBase {
   private readonly dryRunSink: TextSink | undefined;
   private readonly tagDryRunOutput: boolean;
   private flushMonitor: FlushMonitor | undefined;
+  private readonly syncCompleteMessage: string;
   private ticket: SyncTicket | undefined;
   private syncing: Promise<void> = Promise.resolve();
 
@@ -73,6 +80,7 @@ export abstract class SyncingProxier extends ProxierBase {
     this.conntrack = options.conntrack;
     this.dryRunSink = options.dryRunSink;
     this.tagDryRunOutput = options.tagDryRunOutput ?? false;
+    this.syncCompleteMessage = options.syncCompleteMessage ?? 'SyncProxyRules complete';
     this.runner = new BoundedFrequencyRunner({
       name: `${options.mode}-sync-runner-${options.family}`,
       fn: () => this.syncProxyRules(),
@@ -154,7 +162,7 @@ export abstract class SyncingProxier extends ProxierBase {
         success = true;
       }
     } catch (err) {
-      this.logger.error(`Unexpected error while syncing ${this.modeName} rules`, { error: err instanceof Error ? err.message : String(err) });
+      this.logger.error(`Failed to sync ${this.modeName} rules`, { error: err instanceof Error ? err.message : String(err) });
     } finally {
       this.ticket = undefined;
       this.finish(ticket, start, success);
@@ -214,7 +222,7 @@ export abstract class SyncingProxier extends ProxierBase {
       if (!this.stopped) this.runner.retryAfter(this.syncPeriodMs);
     }
     this.afterSync(success);
-    this.logger.verbose('SyncProxyRules complete', { elapsedMs: this.stats.lastSyncDurationMs });
+    this.logger.verbose(this.syncCompleteMessage, { elapsedMs: this.stats.lastSyncDurationMs });
   }
 
   /** `# sync N LABEL TIME[ FAMILY]`, then the backend's pieces, waiting for stdout between them. */
