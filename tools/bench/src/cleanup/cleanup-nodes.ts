@@ -11,7 +11,7 @@ import { nullLogger } from '@kube-proxy/core';
 import { IPVS_IPTABLES_JUMPS, renderIpvsIptables } from '@kube-proxy/backend-ipvs/internal';
 import { BENCH_NODE } from '../nftables/nft-bench-proxier.js';
 import { measureFullSync } from '../ipvs/ipvs-workload.js';
-import { KUBE_PROXY_BIN } from '../shared/proxy-entry.js';
+import { KUBE_PROXY_BIN } from '../common/proxy-entry.js';
 
 /** The longest one programming or cleanup step may take (a 10k-service --once on iptables-nft takes ~15–30 s). */
 export const STEP_LIMIT_MS = 10 * 60 * 1000;

@@ -7,7 +7,7 @@
  * at decode (apps/proxy/src/sources/api/trim-object.ts) the fields it exists to drop.
  */
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
-import { serviceOf, sliceOf } from '../shared/scale-cluster.js';
+import { serviceOf, sliceOf } from '../common/scale-cluster.js';
 
 export interface ApiLists {
   readonly services: Buffer;

@@ -18,9 +18,9 @@
 import { ListWatch, type KubernetesListObject, type KubernetesObject, type V1EndpointSlice, type V1Service, type Watch } from '@kubernetes/client-node';
 import { ProxyState, nullLogger, type EndpointSliceHandler, type NodeHandler, type ServiceHandler } from '@kube-proxy/core';
 import { AppliedChainMemo, ChainNameCache, renderRuleset, type RenderOptions, type RenderResult } from '@kube-proxy/backend-iptables/internal';
-import type { RestoreNamespace } from '../shared/netns-restore.js';
-import type { HandlerAdapterLike, ProxySourceModules, SourceHandlers } from '../shared/proxy-source-modules.js';
-import { BENCH_RENDER_OPTIONS } from '../shared/bench-render-options.js';
+import type { RestoreNamespace } from '../common/netns-restore.js';
+import type { HandlerAdapterLike, ProxySourceModules, SourceHandlers } from '../common/proxy-source-modules.js';
+import { BENCH_RENDER_OPTIONS } from '../common/bench-render-options.js';
 
 export const NODE_NAME = 'node-0';
 

@@ -6,9 +6,9 @@
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import type { ApiLists } from './growth-cluster.js';
 import type { PhaseSample, ScenarioRun } from './growth-ratios.js';
-import { RestoreNamespace } from '../shared/netns-restore.js';
+import { RestoreNamespace } from '../common/netns-restore.js';
 import { measurePhase, skippedPhase } from './phase-meter.js';
-import type { ProxySourceModules } from '../shared/proxy-source-modules.js';
+import type { ProxySourceModules } from '../common/proxy-source-modules.js';
 import { decodeList, finishSync, natRuleLines, runApply, runRender, runSourceHandlers, runStateHandlers, type Rendered } from './scale-growth-phases.js';
 
 export const PHASES = ['decode', 'handlers: source', 'handlers: ProxyState', 'trackers', 'render', 'apply'] as const;

@@ -26,7 +26,7 @@ import { bigServiceApiLists, clusterApiLists } from './growth-cluster.js';
 import { growthTable, perEndpoint, scenarioTable, type GrowthPair } from './growth-report.js';
 import { medianByPhase } from './growth-ratios.js';
 import { collect } from './phase-meter.js';
-import { loadProxySource } from '../shared/proxy-source-modules.js';
+import { loadProxySource } from '../common/proxy-source-modules.js';
 import { runScenario, type ApplyPlan, type ScenarioResult } from './scale-growth-scenario.js';
 
 function arg(name: string, fallback: string): string {

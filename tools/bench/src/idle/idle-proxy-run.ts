@@ -10,10 +10,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NODE_IP, cleanupStaleRuns, createSimulatedNode, iptables, runPrefix, sleep, waitFor, type SimulatedNode } from '@kube-proxy/testing-netns';
 import { cpuTimeline, idleFigures, sampleIdle, type IdleFigures } from './idle-proxy-sample.js';
-import { NetnsApiHost } from '../shared/netns-api-host.js';
-import { childPid } from '../shared/process-memory.js';
-import { KUBE_PROXY_BIN } from '../shared/proxy-entry.js';
-import { scaleCluster } from '../shared/scale-cluster.js';
+import { NetnsApiHost } from '../common/netns-api-host.js';
+import { childPid } from '../common/process-memory.js';
+import { KUBE_PROXY_BIN } from '../common/proxy-entry.js';
+import { scaleCluster } from '../common/scale-cluster.js';
 
 const TAG = 'kpidl';
 const NODE_NAME = 'node-0';

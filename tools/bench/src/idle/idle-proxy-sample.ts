@@ -4,7 +4,7 @@
  * time, so a process that wakes for a 300 ms sync every 30 s shows as 1%, however the samples fall.
  */
 import { readFileSync } from 'node:fs';
-import { statusKiB } from '../shared/process-memory.js';
+import { statusKiB } from '../common/process-memory.js';
 
 /** Linux's USER_HZ: /proc/PID/stat counts CPU time in these (getconf CLK_TCK; 100 on every Linux ABI in use). */
 export const CLOCK_TICKS_PER_S = 100;

@@ -13,10 +13,10 @@
  */
 import type { AppliedChanges } from '@kube-proxy/core';
 import { AppliedChainMemo, ChainNameCache, renderRuleset } from '@kube-proxy/backend-iptables/internal';
-import { RESTORE_LIMIT_MS, RestoreNamespace, type Variant } from '../shared/netns-restore.js';
-import { scaleCluster, sliceOf } from '../shared/scale-cluster.js';
-import { BENCH_RENDER_OPTIONS } from '../shared/bench-render-options.js';
-import { loadedState } from '../shared/bench-state.js';
+import { RESTORE_LIMIT_MS, RestoreNamespace, type Variant } from '../common/netns-restore.js';
+import { scaleCluster, sliceOf } from '../common/scale-cluster.js';
+import { BENCH_RENDER_OPTIONS } from '../common/bench-render-options.js';
+import { loadedState } from '../common/bench-state.js';
 
 const ENDPOINTS_PER_SERVICE = 5;
 

@@ -26,7 +26,7 @@ import type { GuestResult } from './ipvs-guest-job.js';
 import { measureNativeYardstick } from './ipvs-native-yardstick.js';
 import { applyInVm } from './ipvs-vm-apply.js';
 import { ENDPOINTS_PER_SERVICE, fullSyncMs, lineCount, measureEndpointChange, measureFullSync, median, medianBy, type EndpointChange, type FullSync, type IpvsPayloads } from './ipvs-workload.js';
-import { scaleCluster } from '../shared/scale-cluster.js';
+import { scaleCluster } from '../common/scale-cluster.js';
 
 const TARGET_RATIO = 0.25;
 

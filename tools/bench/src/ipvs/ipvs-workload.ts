@@ -13,7 +13,7 @@
 import { ProxyState, nullLogger } from '@kube-proxy/core';
 import { buildDesiredIpvsState, diffDesiredStates, renderIpsetRestore, renderIpvsadmRestore, type DesiredIpvsState, type IpvsStateOptions } from '@kube-proxy/backend-ipvs/internal';
 import { addressDiff, renderAddressBatch } from './ipvs-address-batch.js';
-import { scaleCluster, sliceOf, type ScaleCluster } from '../shared/scale-cluster.js';
+import { scaleCluster, sliceOf, type ScaleCluster } from '../common/scale-cluster.js';
 
 export const ENDPOINTS_PER_SERVICE = 5;
 

@@ -7,8 +7,8 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { runMeasuringPeak, type PeakRun } from '../shared/process-memory.js';
-import { KUBE_PROXY_BIN, proxyMainJs } from '../shared/proxy-entry.js';
+import { runMeasuringPeak, type PeakRun } from '../common/process-memory.js';
+import { KUBE_PROXY_BIN, proxyMainJs } from '../common/proxy-entry.js';
 
 const MAIN_JS = proxyMainJs();
 const RUN_TIMEOUT_MS = 300_000;

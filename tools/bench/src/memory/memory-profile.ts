@@ -1,6 +1,6 @@
 /**
  * Memory profile at scale (issue 12, item 1; a measurement, not a test). For N ClusterIP Services × E
- * endpoints (tools/bench/src/shared/scale-cluster.ts) it reports
+ * endpoints (tools/bench/src/common/scale-cluster.ts) it reports
  *  - dry-run: peak RSS of `bin/kube-proxy --dry-run --once --proxy-mode=iptables --manifests=FILE`
  *    (median of --runs), against the issue's bounds (200 MB at 10k, 450 MB at 30k);
  *  - running: VmRSS of a real proxy in a network namespace, against the test API server, with real
@@ -22,9 +22,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { breakdownOfFile, formatBreakdown } from './heap-breakdown.js';
 import { lastSyncTables, measureDryRun } from './dry-run-memory.js';
-import { legacyRestoreMs } from '../shared/legacy-restore-yardstick.js';
-import { measureRunningProxy } from '../shared/running-proxy-memory.js';
-import { scaleClusterList } from '../shared/scale-cluster.js';
+import { legacyRestoreMs } from '../common/legacy-restore-yardstick.js';
+import { measureRunningProxy } from '../common/running-proxy-memory.js';
+import { scaleClusterList } from '../common/scale-cluster.js';
 
 /** The issue's RSS bounds: 200 MB at 10k services, 450 MB at 30k (in between: the 30k bound). */
 const boundMB = (services: number) => (services <= 10_000 ? 200 : 450);

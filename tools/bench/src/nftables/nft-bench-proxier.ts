@@ -2,7 +2,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { nullLogger, type Clock, type CommandExecutor, type ProxyContext } from '@kube-proxy/core';
 import { testContext } from '@kube-proxy/core/testing';
 import { NftablesProxier, type NftInterface } from '@kube-proxy/backend-nftables/internal';
-import type { ScaleCluster } from '../shared/scale-cluster.js';
+import type { ScaleCluster } from '../common/scale-cluster.js';
 
 /** The node the synthetic cluster (scale-cluster.ts) is proxied for, as in bench-render-options.ts. */
 export const BENCH_NODE = { name: 'node-0', ip: '192.168.0.10', clusterCIDR: '10.128.0.0/9', serviceCIDR: '10.96.0.0/12' } as const;

@@ -15,9 +15,9 @@ import {
   topologyGates,
 } from '@kube-proxy/core';
 import { NameCache, TableSync, coldStartBatches, masqueradeMarkOf, nftLocalMatch, renderServicePort, tableSkeleton, type NftInterface, type ServicePortRender } from '@kube-proxy/backend-nftables/internal';
-import { loadedState } from '../shared/bench-state.js';
+import { loadedState } from '../common/bench-state.js';
 import { BENCH_NODE, benchContext } from './nft-bench-proxier.js';
-import type { ScaleCluster } from '../shared/scale-cluster.js';
+import type { ScaleCluster } from '../common/scale-cluster.js';
 
 export interface ColdStartRun {
   readonly batch: number;

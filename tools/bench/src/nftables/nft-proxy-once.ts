@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandExecutor } from '@kube-proxy/core';
 import { BENCH_NODE, benchNode } from './nft-bench-proxier.js';
-import { KUBE_PROXY_BIN } from '../shared/proxy-entry.js';
-import { scaleClusterList } from '../shared/scale-cluster.js';
+import { KUBE_PROXY_BIN } from '../common/proxy-entry.js';
+import { scaleClusterList } from '../common/scale-cluster.js';
 
 
 const ONCE_LIMIT_MS = 10 * 60 * 1000;

@@ -34,9 +34,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppliedChainMemo, ChainNameCache, renderRuleset } from '@kube-proxy/backend-iptables/internal';
-import { scaleCluster, sliceOf } from '../shared/scale-cluster.js';
-import { BENCH_RENDER_OPTIONS } from '../shared/bench-render-options.js';
-import { loadedState } from '../shared/bench-state.js';
+import { scaleCluster, sliceOf } from '../common/scale-cluster.js';
+import { BENCH_RENDER_OPTIONS } from '../common/bench-render-options.js';
+import { loadedState } from '../common/bench-state.js';
 
 const ENDPOINTS_PER_SERVICE = 5;
 const FEW_CHAINS = 16;

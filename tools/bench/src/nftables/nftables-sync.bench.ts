@@ -25,7 +25,7 @@ import { benchNode, loadedNftProxier } from './nft-bench-proxier.js';
 import { coldStartAtBatch } from './nft-cold-start-sweep.js';
 import { kubeProxyOnceMs, writeClusterManifests } from './nft-proxy-once.js';
 import { formatReport, medianFigure, type BatchFigure, type NftBenchRow, type SyncFigure } from './nft-bench-report.js';
-import { scaleCluster, sliceOf, type ScaleCluster } from '../shared/scale-cluster.js';
+import { scaleCluster, sliceOf, type ScaleCluster } from '../common/scale-cluster.js';
 
 const ENDPOINTS_PER_SERVICE = 5;
 const PARTIAL_REPS = 3;

@@ -25,7 +25,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { idle, onPath, sleep } from '@kube-proxy/testing-netns';
-import { KUBE_PROXY_BIN, proxyMainJs } from '../shared/proxy-entry.js';
+import { KUBE_PROXY_BIN, proxyMainJs } from '../common/proxy-entry.js';
 import { BenchNamespace, benchScript, cpuSeconds, describeExit, descendants, procStats, type NsChild, type ProcStats } from './userspace-harness.js';
 
 const TAG = 'kpbus';
