@@ -269,6 +269,18 @@ export {
   type V1Node,
   type V1Service,
   writeDryRunBlock,
+  isNoRulesFound,
+  type KernelObject,
+  type ModeTracer,
+  type NoRulesFound,
+  type PacketTrace,
+  type RuleSnapshot,
+  type TraceEndpointChoice,
+  type TraceNode,
+  type TracePacket,
+  type TraceProtocol,
+  type TraceStep,
+  type TraceVerdict,
 } from './contracts/index.js';
 export {
   localDetectorAfterNodeEvent,
@@ -355,3 +367,4 @@ export {
 export { fakeContainer, type PluginContainer } from './testing/fake-container.js';
 // eslint-disable-next-line no-restricted-imports -- the v1 SDK's test helpers stay on this entry point (compatibility policy)
 export { StringSink, TEST_HOST, testContext, type TestContextOverrides } from './testing/test-context.js';
+export { formatHostPort, parseHostPort, serviceOfPort, sortedEndpoints, traceWords } from './semantics/trace/index.js';

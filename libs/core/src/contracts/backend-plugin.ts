@@ -2,6 +2,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { HostCapabilities } from '../host/capabilities/types.js';
 import type { KubeProxyConfiguration } from '../config/types.js';
 import type { ProxyContext } from './proxy-context.js';
+import type { ModeTracer } from './packet-trace.js';
 
 /** The plugin contract version this core speaks. A plugin declaring another is refused. */
 export const BACKEND_PLUGIN_API_VERSION = 'kube-proxy.backend/v1';
@@ -37,4 +38,9 @@ export interface BackendPlugin {
    * Optional: remove everything this backend may have programmed (for --cleanup). Safe on a clean node.
    */
   cleanup?(container: DependencyContainer, context: ProxyContext): Promise<void>;
+  /**
+   * Optional (core 0.3.0): answers `kube-proxy trace` / `explain` and /debug/trace over this mode's
+   * rules, offline (its --dry-run output) or live (the host's kernel). A mode without one is not traceable.
+   */
+  readonly tracer?: ModeTracer;
 }

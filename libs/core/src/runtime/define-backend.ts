@@ -3,6 +3,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { BACKEND_PLUGIN_API_VERSION, type BackendPlugin } from '../contracts/backend-plugin.js';
 import { PROVIDER, type Provider } from '../contracts/provider.js';
 import type { ProxyContext } from '../contracts/proxy-context.js';
+import type { ModeTracer } from '../contracts/packet-trace.js';
 import type { IPFamily } from '../semantics/model/protocol.js';
 import { COMMAND_EXECUTOR, type CommandExecutor } from '../host/command-executor.js';
 import { LOGGER, type Logger } from '../host/logger.js';
@@ -46,6 +47,8 @@ export interface BackendDefinition<P, S> {
    * upstream's RegisterMetrics(mode) (skipped when the host collects no metrics).
    */
   readonly metrics?: (registry: MetricsRegistry) => void;
+  /** Answers `kube-proxy trace` / `explain` over this mode's rules (see ModeTracer). */
+  readonly tracer?: ModeTracer;
 }
 
 /** What --cleanup needs from the host's container (a cleanup-only run registers no more). */
@@ -96,6 +99,7 @@ export function defineBackend<P = BackendPorts, S = undefined>(definition: Backe
     version: packageVersionOf(definition.packageJson),
     detect: definition.detect,
     createProvider,
+    ...(definition.tracer ? { tracer: definition.tracer } : {}),
     register(container: DependencyContainer, context: ProxyContext): void {
       const registry = definition.metrics ? resolveOptional<MetricsRegistry>(container, METRICS_REGISTRY) : undefined;
       if (registry) definition.metrics?.(registry);

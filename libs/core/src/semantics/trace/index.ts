@@ -1,0 +1,1 @@
+export { formatHostPort, parseHostPort, serviceOfPort, sortedEndpoints, traceWords } from './trace-words.js';

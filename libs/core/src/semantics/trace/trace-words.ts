@@ -1,0 +1,53 @@
+/*
+ * The sentences `kube-proxy trace` prints, in Kubernetes terms, shared by every mode's tracer so that
+ * the same situation reads the same in iptables, nftables, IPVS and userspace (and in plugins).
+ */
+import type { TraceProtocol } from '../../contracts/packet-trace.js';
+import { canonicalIP } from '../model/ip.js';
+
+/** `IP:PORT`, or `[IPv6]:PORT`: how trace output spells an endpoint or a destination. */
+export function formatHostPort(ip: string, port: number | string): string {
+  return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
+}
+
+/** Splits `IP:PORT` / `[IPv6]:PORT` (canonical IP); null when malformed. */
+export function parseHostPort(text: string): { ip: string; port: number } | null {
+  const m = /^\[([^\]]+)\]:(\d{1,5})$/.exec(text) ?? /^([^:[\]]+):(\d{1,5})$/.exec(text);
+  if (!m) return null;
+  const ip = canonicalIP(m[1]!);
+  const port = Number(m[2]);
+  if (ip === undefined || port < 1 || port > 65535) return null;
+  return { ip, port };
+}
+
+/** Sorted, de-duplicated endpoint list as PacketTrace.endpoints wants it. */
+export function sortedEndpoints(endpoints: Iterable<string>): string[] {
+  return [...new Set(endpoints)].sort();
+}
+
+/** The `namespace/name` of a `namespace/name:port` Service port name. */
+export function serviceOfPort(servicePort: string): string {
+  const colon = servicePort.indexOf(':');
+  return colon < 0 ? servicePort : servicePort.slice(0, colon);
+}
+
+export const traceWords = {
+  sentTo: (servicePort: string, count: number): string =>
+    `${servicePort} sends the connection to ${count === 1 ? 'its only endpoint' : `one of ${count} endpoints`}`,
+  noEndpoints: (servicePort: string): string => `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${servicePort}`,
+  noLocalEndpoints: (servicePort: string, node: string): string =>
+    `externalTrafficPolicy Local and no local endpoint of ${servicePort} on ${node}`,
+  outsideSourceRanges: (sourceIP: string, servicePort: string): string =>
+    `source ${sourceIP} is outside loadBalancerSourceRanges of ${servicePort}`,
+  unallocatedClusterIP: (ip: string): string => `cluster IP ${ip} is not allocated to any Service`,
+  invalidClusterIPPort: (ip: string, port: number, protocol: TraceProtocol): string =>
+    `cluster IP ${ip} belongs to a Service, but not on ${protocol} port ${port}`,
+  noServiceRule: (ip: string, port: number, protocol: TraceProtocol): string =>
+    `no Service rule matches ${protocol} ${formatHostPort(ip, port)}; the packet passes unchanged`,
+  masqueradeOffCluster: 'traffic to a cluster IP from outside the cluster CIDR is masqueraded',
+  masqueradeAll: 'masqueradeAll is set',
+  masqueradeExternal: 'external traffic under externalTrafficPolicy Cluster is masqueraded',
+  masqueradeHairpin: 'a pod reaching itself through the Service (hairpin) is masqueraded',
+  masqueradeLocalSource: 'traffic the node itself sends to an external address is masqueraded',
+  notMasqueraded: 'no rule marks the packet for masquerade; the source address is kept',
+} as const;
