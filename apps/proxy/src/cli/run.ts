@@ -119,39 +119,21 @@ async function runProxy(
   const { options } = parsed;
   logger.info(versionLine());
 
-  const realExecutor = new ExecaCommandExecutor();
-  const executor: CommandExecutor = options.dryRun ? new DryRunGuardExecutor(realExecutor) : realExecutor;
-  const hostFs = new NodeHostFs();
-  const host = await detectHost(hostFs, executor, logger);
-  logger.verbose('Host capabilities', { host });
-
-  const registry = await loadBackends(config, logger);
-  const base = rootContainer.createChildContainer();
-  base.register(LOGGER, { useValue: logger });
-  base.register(CLOCK, { useValue: systemClock });
-  base.register(COMMAND_EXECUTOR, { useValue: executor });
-  base.register(SYSCTL, { useValue: new ProcSysctl() });
-  base.register(HOST_FS, { useValue: hostFs });
-
-  const nodeName = resolveNodeName(config.hostnameOverride);
+  const run = await openRunHost(options, config, logger);
+  const { registry, base, nodeName, host } = run;
   // A signal during --cleanup exits 1: the leftovers may be half removed.
   if (options.cleanup) return duringInterruptibleWork(1, () => cleanupAll(registry, base, config, nodeName, host, logger));
 
-  // Every source's objects pass validation at the edge before anything uses them (the node IPs, the
-  // Provider): what the API server would refuse is skipped, logged and counted.
-  const validation = new ObjectValidation(logger.child({ component: 'validation' }));
-  const { source, apiSource, nodeEvents } = await openSource(options, config, nodeName, validation, logger);
-
-  const sourceNode = source.node();
-  const node = validation.admitNode(sourceNode);
-  if (!sourceNode) logger.warn('This node was not found', { node: nodeName });
-  const { primary, ips } = resolveNodeIPs(config.bindAddress, node, logger);
-  const families = proxiedFamilies({ primary, nodeIPs: ips, clusterCIDR: config.clusterCIDR, dryRun: options.dryRun, host });
+  const objects = await openRunObjects(run, options, config, logger);
+  const { source, apiSource, nodeEvents, nodeIPs: ips, families, validation } = objects;
 
   const plugin = await selectMode({ requested: config.mode, registry, host, logger, dryRun: options.dryRun, config });
   // As upstream, the IPVS deprecation also goes to the Node as a Warning event (never in --dry-run).
   if (plugin.name === 'ipvs') nodeEvents.warning('IPVSDeprecation', IPVS_DEPRECATION_MESSAGE);
-  const sink: TextSink = stdoutSink(io.stdout);
+  // /debug/trace and /debug/explain answer from what this run holds: its objects, and the last block
+  // it printed (--dry-run) or its kernel's rules.
+  const debug = new DebugState({ plugin, config, nodeName, families, executor: run.executor, dryRun: options.dryRun });
+  const sink: TextSink = debug.recordingSink(stdoutSink(io.stdout));
   const context: ProxyContext = { config, nodeName, nodeIPs: ips, families, dryRun: options.dryRun, dryRunSink: sink, host };
   logger.info('Starting proxier', { mode: plugin.name, node: nodeName, nodeIPs: ips, families, dryRun: options.dryRun });
 
@@ -167,6 +149,7 @@ async function runProxy(
     clock: systemClock,
     sysctl: base.resolve<Sysctl>(SYSCTL),
     events: nodeEvents,
+    debug: debugRoutes(debug),
     // /healthz (not /livez) also fails once the API server has been unreachable for the healthz timeout.
     ...(apiSource ? { sourceHealth: apiSourceHealth(apiSource, healthTimeoutMs(config, plugin.name)) } : {}),
   });
@@ -184,23 +167,12 @@ async function runProxy(
   await agent.start();
 
   validation.useMetricsFrom(scope);
-  const outcome = await serveUntilDone(options, configFileText, source, provider, agent, validation);
+  const outcome = await serveUntilDone(options, configFileText, source, provider, agent, validation, debug.objects);
   // Settled by now (a stopped provider rejects its first sync) or a cleanup already running: finished,
   // so that --once has removed the other modes' leftovers when it exits.
   await switchCleanup;
   await agent.stop();
   return exitCodeOf(outcome, logger);
-}
-
-/** The built-in backends and those of --backend-plugin (config.backendPlugins), loaded in order. */
-async function loadBackends(config: KubeProxyConfiguration, logger: Logger): Promise<BackendRegistry> {
-  const registry = new BackendRegistry();
-  for (const b of BUILTIN_BACKENDS) registry.register(b, `built-in backend ${b.name}`);
-  for (const spec of config.backendPlugins) {
-    const plugin = registry.register(await loadPluginModule(spec), `--backend-plugin=${spec}`);
-    logger.info('Loaded backend plugin', { module: spec, mode: plugin.name, version: plugin.version });
-  }
-  return registry;
 }
 
 /** Why a run ended: its sync loop ended, a signal, --once's first sync, or a changed --config file. */
