@@ -1,17 +1,8 @@
 import { writeFile } from 'node:fs/promises';
-import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import type { DependencyContainer } from 'tsyringe';
 import {
-  CLOCK,
-  COMMAND_EXECUTOR,
-  ConfigError,
-  ExecaCommandExecutor,
-  FlagError,
-  HOST_FS,
-  LOGGER,
-  NodeHostFs,
   PROVIDER,
   PROXY_CONTEXT,
-  ProcSysctl,
   SYSCTL,
   createLogger,
   encodeConfiguration,
@@ -19,7 +10,6 @@ import {
   parseFlags,
   systemClock,
   type BackendPlugin,
-  type CommandExecutor,
   type HostCapabilities,
   type KubeProxyConfiguration,
   type Logger,
@@ -29,26 +19,24 @@ import {
   type Sysctl,
   type TextSink,
 } from '@kube-proxy/core';
-import { BUILTIN_BACKENDS } from '../registry/builtin-backends.js';
-import { detectHost } from './detect-host.js';
-import { BackendRegistry, PluginContractError } from '../registry/backend-registry.js';
-import { loadPluginModule } from '../registry/load-plugin.js';
+import type { BackendRegistry } from '../registry/backend-registry.js';
 import { cleanupOtherModes } from '../mode/switch-cleanup.js';
-import { IPVS_DEPRECATION_MESSAGE, ModeSelectionError, selectMode } from '../mode/select-mode.js';
-import { ObjectValidation } from '../sources/validating-handlers.js';
-import { openSource, type OpenedSource } from './open-source.js';
-import { KubeClientConfigError, NodeWaitError } from '../sources/api/api-source-errors.js';
-import { resolveNodeIPs, resolveNodeName } from '../node/node-identity.js';
-import { proxiedFamilies } from '../node/families.js';
+import { IPVS_DEPRECATION_MESSAGE, selectMode } from '../mode/select-mode.js';
+import type { ObjectValidation } from '../sources/validating-handlers.js';
+import type { OpenedSource } from './open-source.js';
 import { ConfigFileWatch } from './config-file-watch.js';
-import { DryRunGuardExecutor } from './dry-run-guard.js';
+import { DebugState } from '../trace/debug-state.js';
+import { debugRoutes } from '../trace/debug-routes.js';
+import type { ObjectStore } from '../trace/object-store.js';
+import { openRunHost, openRunObjects } from './run-setup.js';
 import { stdoutSink } from './stdout-sink.js';
-import { InvalidConfigurationError, loadConfiguration } from './load-configuration.js';
+import { loadConfiguration } from './load-configuration.js';
+import { knownFailure } from './cli-failure.js';
+import { runSubcommand } from './subcommand.js';
 import { duringInterruptibleWork, onceTerminated } from './signals.js';
 import { versionLine } from './version.js';
 import {
   ProxyAgent,
-  ServerBindError,
   apiSourceHealth,
   fanOutNodeHandler,
   healthTimeoutMs,
@@ -67,6 +55,8 @@ export async function runCli(argv: readonly string[], io: CliIO = { stdout: proc
     io.stderr.write(`kube-proxy: ${message}\n`);
     return code;
   };
+  const command = argv[0];
+  if (command === 'trace' || command === 'explain') return runSubcommand(command, argv.slice(1), io);
 
   let parsed: ParsedFlags;
   let config: KubeProxyConfiguration;
@@ -83,9 +73,8 @@ export async function runCli(argv: readonly string[], io: CliIO = { stdout: proc
     }
     ({ config, fileText: configFileText } = await loadConfiguration(parsed));
   } catch (err) {
-    if (err instanceof FlagError) return fail(`${err.message} (see --help)`);
-    if (err instanceof ConfigError) return fail(`invalid configuration: ${err.describe()}`);
-    if (err instanceof InvalidConfigurationError) return fail(err.message);
+    const known = knownFailure(err);
+    if (known) return fail(known.message, known.code);
     throw err;
   }
 
@@ -100,10 +89,8 @@ export async function runCli(argv: readonly string[], io: CliIO = { stdout: proc
   try {
     return await runProxy(parsed, config, configFileText, logger, io);
   } catch (err) {
-    if (err instanceof ModeSelectionError) return fail(err.message, err.exitCode);
-    if (err instanceof PluginContractError) return fail(err.message);
-    if (err instanceof KubeClientConfigError || err instanceof NodeWaitError) return fail(err.message);
-    if (err instanceof ServerBindError) return fail(err.message);
+    const known = knownFailure(err);
+    if (known) return fail(known.message, known.code);
     logger.error('kube-proxy failed', { err: (err as Error).stack ?? String(err) });
     return 1;
   }
@@ -132,7 +119,7 @@ async function runProxy(
   if (plugin.name === 'ipvs') nodeEvents.warning('IPVSDeprecation', IPVS_DEPRECATION_MESSAGE);
   // /debug/trace and /debug/explain answer from what this run holds: its objects, and the last block
   // it printed (--dry-run) or its kernel's rules.
-  const debug = new DebugState({ plugin, config, nodeName, families, executor: run.executor, dryRun: options.dryRun });
+  const debug = new DebugState({ plugin, config, nodeName, families, nodeIPs: ips, executor: run.executor, dryRun: options.dryRun });
   const sink: TextSink = debug.recordingSink(stdoutSink(io.stdout));
   const context: ProxyContext = { config, nodeName, nodeIPs: ips, families, dryRun: options.dryRun, dryRunSink: sink, host };
   logger.info('Starting proxier', { mode: plugin.name, node: nodeName, nodeIPs: ips, families, dryRun: options.dryRun });
@@ -190,19 +177,22 @@ async function serveUntilDone(
   provider: Provider,
   agent: ProxyAgent,
   validation: ObjectValidation,
+  store: ObjectStore,
 ): Promise<RunOutcome> {
   const terminated = onceTerminated();
   // Timers elsewhere are unref'd so a finished run can exit; while the proxy serves, this handle keeps
   // the process alive even when every API connection is down and only backoff timers are pending.
   const keepAlive = setInterval(() => undefined, 60_000);
   source.start(
-    validation.wrap({
-      services: provider,
-      endpointSlices: provider,
-      node: fanOutNodeHandler(provider, agent.nodeHandler),
-      // Only a provider that takes ServiceCIDRs gets them (and costs the API server a watch).
-      ...(typeof provider.onServiceCIDRsChanged === 'function' ? { serviceCIDRs: provider as Required<Pick<Provider, 'onServiceCIDRsChanged'>> } : {}),
-    }),
+    validation.wrap(
+      store.tap({
+        services: provider,
+        endpointSlices: provider,
+        node: fanOutNodeHandler(provider, agent.nodeHandler),
+        // Only a provider that takes ServiceCIDRs gets them (and costs the API server a watch).
+        ...(typeof provider.onServiceCIDRsChanged === 'function' ? { serviceCIDRs: provider as Required<Pick<Provider, 'onServiceCIDRsChanged'>> } : {}),
+      }),
+    ),
   );
   const loop = provider.syncLoop();
   // As upstream: a changed or removed --config file ends the process (non-zero), and the DaemonSet
