@@ -12,7 +12,7 @@ import { buildExplainReport, type ExplainReport, type KernelView } from './expla
 import { hostAddresses, nodeObjectAddresses } from './node-addresses.js';
 import { ObjectStore } from './object-store.js';
 import { traceOver, type TraceAnswer } from './run-trace.js';
-import { TraceInputError, familyOfDestination, type PacketInput } from './trace-packet.js';
+import { TraceInputError, buildTracePacket, familyOfDestination, type PacketInput } from './trace-packet.js';
 
 /** The running proxy has no rules to trace over yet (before its first sync): a 503. */
 export class NoRulesYetError extends Error {
@@ -54,6 +54,8 @@ export class DebugState {
     const family = familyOfDestination(request.to);
     if (!request.to) throw new TraceInputError('to=IP:PORT is required (the destination)');
     if (!family) throw new TraceInputError(`malformed to ${JSON.stringify(request.to)}: want IP:PORT ([IPv6]:PORT) with a port in 1-65535`);
+    // The rest of the request is checked before any rule is read.
+    buildTracePacket(request, []);
     const tracer = this.tracer();
     const snapshot = await this.snapshot(family);
     const addresses = await this.nodeAddresses();

@@ -50,7 +50,7 @@ export class DryRunRecorder {
         this.take(text);
         inner.write(text);
       },
-      ...(inner.drained ? { drained: () => inner.drained!() } : {}),
+      ...(inner.drained ? { drained: inner.drained.bind(inner) } : {}),
     };
   }
 

@@ -43,9 +43,11 @@ export async function readLiveRules(backends: TracerLookup, requested: string, e
   ];
   const lookedFor: string[] = [];
   for (const plugin of ordered) {
+    const tracer = plugin.tracer;
+    if (!tracer) continue;
     try {
-      const read = await plugin.tracer!.readLive(executor, family);
-      if (!isNoRulesFound(read)) return { mode: plugin.name, tracer: plugin.tracer!, snapshot: read };
+      const read = await tracer.readLive(executor, family);
+      if (!isNoRulesFound(read)) return { mode: plugin.name, tracer, snapshot: read };
       lookedFor.push(`${plugin.name}: ${read.lookedFor}`);
     } catch (err) {
       lookedFor.push(`${plugin.name}: ${(err as Error).message}`);
