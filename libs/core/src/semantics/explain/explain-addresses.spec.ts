@@ -1,4 +1,4 @@
-import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
+import type { V1EndpointSlice, V1LoadBalancerIngress, V1Node, V1Service } from '@kubernetes/client-node';
 import type { KubeProxyConfigurationInput } from '../../config/defaults.js';
 import { explainTestConfig, explainTestNode, explainTestService, explainTestSlice } from '../../testing/explain-objects.js';
 import type { IPFamily } from '../model/protocol.js';
@@ -30,7 +30,7 @@ const internal = (p: PortExplanation): TrafficClassExplanation => p.trafficClass
 const external = (p: PortExplanation): TrafficClassExplanation => p.trafficClasses[1] as TrafficClassExplanation;
 const READY = [explainTestSlice([{ ip: '10.244.1.5' }, { ip: '10.244.2.6', node: 'node-2' }])];
 
-const lbService = (spec: Parameters<typeof explainTestService>[0] = {}, ingress = [{ ip: '203.0.113.5' }]): V1Service =>
+const lbService = (spec: Parameters<typeof explainTestService>[0] = {}, ingress: V1LoadBalancerIngress[] = [{ ip: '203.0.113.5' }]): V1Service =>
   explainTestService({ type: 'LoadBalancer', ports: [{ name: 'http', port: 80, protocol: 'TCP', nodePort: 30080 }], ...spec }, { ingress });
 
 describe('explainService: addresses by traffic class', () => {
