@@ -74,8 +74,11 @@ const FLAG_OPTIONS = new Set([
   '--limit-iface-out',
 ]);
 
-/** Options that are understood but do not restrict which packets match. */
-const NEUTRAL_OPTIONS = new Set(['--mode', '--name', '--seconds', '--mask', '--hitcount', '--set', '--rsource', '--rdest', '--reap', '--rttl', '--limit-iface-in', '--limit-iface-out', '--every', '--packet']);
+/**
+ * Options that are understood but do not restrict which packets match (`-m nfacct` only counts; the
+ * recent module's `--set` records the source; `--mode` is read with `--probability`/`--every`).
+ */
+const NEUTRAL_OPTIONS = new Set(['--nfacct-name', '--mode', '--name', '--seconds', '--mask', '--hitcount', '--set', '--rsource', '--rdest', '--reap', '--rttl', '--limit-iface-in', '--limit-iface-out', '--every', '--packet']);
 
 const PROTOCOL_NUMBERS: Readonly<Record<string, string>> = { '6': 'tcp', '17': 'udp', '132': 'sctp', '1': 'icmp', '58': 'ipv6-icmp' };
 
