@@ -62,17 +62,18 @@ function expectedView(offline: OfflineRules, logger: Logger): KernelView | undef
 /** The kernel's rules of every family it holds any for, in the requested or the detected mode. */
 async function readLiveView(backends: TracerLookup, requested: string, executor: CommandExecutor): Promise<KernelView> {
   let first: Awaited<ReturnType<typeof readLiveRules>> | undefined;
-  let failure: unknown;
+  const failures: string[] = [];
   for (const family of FAMILIES) {
     try {
       first = await readLiveRules(backends, requested, executor, family);
       break;
     } catch (err) {
       if (!(err instanceof TraceInputError)) throw err;
-      failure ??= err;
+      failures.push(err.message);
     }
   }
-  if (!first) throw failure;
+  // Neither family: say what was looked for in each (an unknown or untraceable mode is said once).
+  if (!first) throw new TraceInputError([...new Set(failures)].join('; '));
   const snapshots = new Map<IPFamily, RuleSnapshot>([[first.snapshot.family, first.snapshot]]);
   const tracer = tracerOf(backends, first.mode);
   for (const family of FAMILIES) {
