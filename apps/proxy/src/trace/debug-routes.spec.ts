@@ -1,4 +1,4 @@
-import { defaultConfiguration, type CommandExecutor, type V1EndpointSlice, type V1Service } from '@kube-proxy/core';
+import { defaultConfiguration, type CommandExecutor, type EndpointSliceHandler, type NodeHandler, type ServiceHandler, type V1EndpointSlice, type V1Service } from '@kube-proxy/core';
 import { FakeClock, FakeSysctl, RecordingLogger } from '@kube-proxy/core/testing';
 import { ProxyAgent } from '../agent/index.js';
 import { httpGet } from '../agent/testing/http-get.js';
@@ -8,9 +8,10 @@ import { backend } from './testing/fake-traced-backend.mjs';
 
 const RULES = 'SVC default/web:http TCP 10.96.0.10:80 -> 10.244.1.11:8080,10.244.2.21:8080\nSVC default/empty: UDP 10.96.0.99:53 -> \n';
 
-const noop = { onServiceAdd: () => undefined, onServiceUpdate: () => undefined, onServiceDelete: () => undefined, onServicesSynced: () => undefined };
-const noopSlices = { onEndpointSliceAdd: () => undefined, onEndpointSliceUpdate: () => undefined, onEndpointSliceDelete: () => undefined, onEndpointSlicesSynced: () => undefined };
-const noopNode = { onNodeAdd: () => undefined, onNodeUpdate: () => undefined, onNodeDelete: () => undefined, onNodeSynced: () => undefined };
+const none = (): void => undefined;
+const noop: ServiceHandler = { onServiceAdd: none, onServiceUpdate: none, onServiceDelete: none, onServicesSynced: none };
+const noopSlices: EndpointSliceHandler = { onEndpointSliceAdd: none, onEndpointSliceUpdate: none, onEndpointSliceDelete: none, onEndpointSlicesSynced: none };
+const noopNode: NodeHandler = { onNodeAdd: none, onNodeUpdate: none, onNodeDelete: none, onNodeSynced: none };
 
 /** A running proxy's metrics server with /debug over `state`, on a free port. */
 async function serve(state: DebugState): Promise<{ get: (path: string) => Promise<{ status: number; body: unknown; type: unknown }>; stop: () => Promise<void> }> {

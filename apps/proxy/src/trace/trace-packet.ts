@@ -9,9 +9,9 @@ export const TRACE_PROTOCOLS: readonly TraceProtocol[] = ['TCP', 'UDP', 'SCTP'];
 
 export interface PacketInput {
   /** `IP` or `IP:PORT` (`[IPv6]:PORT`). */
-  readonly from: string | undefined;
+  readonly from?: string | undefined;
   /** `IP:PORT` (`[IPv6]:PORT`). */
-  readonly to: string | undefined;
+  readonly to?: string | undefined;
   /** Case-insensitive; TCP when absent. */
   readonly protocol?: string | undefined;
   /** The input interface (PREROUTING only). */
