@@ -21,6 +21,8 @@ const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
 
 /** `kube-proxy explain NAMESPACE/NAME`: core's explanation, the mode's kernel objects and, with --live, the differences. */
 export async function explainCommand(args: SubcommandArgs, parsed: ParsedFlags, config: KubeProxyConfiguration, logger: Logger, io: CliIO): Promise<number> {
+  const { service } = args;
+  if (service === undefined) throw new TraceInputError('explain needs the Service: NAMESPACE/NAME');
   const given = args.nodeAddresses.length > 0 ? parseNodeAddresses(args.nodeAddresses) : undefined;
   const executor = new ExecaCommandExecutor();
   // With --live the kernel decides the mode (unless --proxy-mode says it), and the offline rules are
@@ -30,7 +32,7 @@ export async function explainCommand(args: SubcommandArgs, parsed: ParsedFlags, 
   const expected = expectedView(offline, logger);
   const nodeAddresses = given ?? (live ? await hostAddresses(executor) : undefined);
   const report = buildExplainReport({
-    service: args.service!,
+    service,
     objects: offline.objects,
     nodeName: offline.run.nodeName,
     node: offline.node,
