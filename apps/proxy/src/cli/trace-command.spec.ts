@@ -58,6 +58,16 @@ describe('kube-proxy trace (over a fake mode)', () => {
     expect(r.out).toMatch(/^Reason: {5}\S/m);
   });
 
+  it("dual-stack: each family's block (tagged by family) is traced for a destination of that family", async () => {
+    const dual = ['--cluster-cidr=10.244.0.0/16,fd00:10:244::/48', '-o', 'json'];
+    const v6 = await trace('--from=fd00::5', '--to=[fd00:10:96::10]:80', ...dual);
+    expect(v6.code).toBe(0);
+    // The examples' Services are IPv4-only: the IPv6 rules hold nothing for it.
+    expect(JSON.parse(v6.out)).toMatchObject({ verdict: 'ACCEPT', family: 'IPv6', service: null });
+    const v4 = await trace('--from=10.0.0.5', '--to=10.96.0.10:80', ...dual);
+    expect(JSON.parse(v4.out)).toMatchObject({ verdict: 'DNAT', family: 'IPv4', service: 'default/web:http' });
+  });
+
   it('exit 0 whatever the verdict: REJECT (no endpoints) and ACCEPT (no Service rule)', async () => {
     const reject = await trace('--from=10.0.0.5', '--to=10.96.0.99:80', '-o', 'json');
     expect(reject.code).toBe(0);
