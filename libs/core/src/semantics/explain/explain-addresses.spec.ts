@@ -78,6 +78,20 @@ describe('explainService: addresses by traffic class', () => {
     expect(nowhere.nodePort.reason).toContain('selects none of the node');
   });
 
+  it("nftables mode without nodePortAddresses answers on the node's primary IP only, as upstream", () => {
+    const addresses = ['10.0.0.1', '192.168.5.1'];
+    const nft = onlyPort(explain(lbService(), READY, { addresses, config: { mode: 'nftables' } }));
+    expect(nft.nodePort).toEqual({
+      nodePort: 30080,
+      allLocalAddresses: false,
+      addresses: ['10.0.0.1'],
+      localhost: false,
+      reason: "nodePortAddresses (10.0.0.1/32) selects these node addresses (nftables mode: no nodePortAddresses means the node's primary IP)",
+    });
+    const given = onlyPort(explain(lbService(), READY, { addresses, nodeIPs: { IPv4: '10.0.0.1' }, config: { mode: 'nftables', nodePortAddresses: ['0.0.0.0/0'] } }));
+    expect(given.nodePort).toMatchObject({ allLocalAddresses: true, addresses });
+  });
+
   it('localhost NodePorts: iptables mode with a loopback selection answers on 127.0.0.0/8; nftables and a flag off do not', () => {
     const config = { nodePortAddresses: ['127.0.0.0/8', '10.0.0.0/8'] };
     // A host's addresses include its loopback one, which the selection then picks.

@@ -9,7 +9,7 @@ import { servicePortsFromService } from '../model/service-port-from-service.js';
 import { serviceType } from '../model/service-policy.js';
 import { LABEL_TOPOLOGY_ZONE } from '../model/well-known.js';
 import { planNodePortAddresses } from '../plan/node-port-address-plan.js';
-import { parseNodePortAddresses, resolveNodePortAddresses } from '../plan/node-port-addresses.js';
+import { NODE_PORT_ADDRESSES_PRIMARY, parseNodePortAddresses, resolveNodePortAddresses } from '../plan/node-port-addresses.js';
 import { addressesAsInterfaces, nodeObjectAddresses } from '../plan/node-port-interfaces.js';
 import { planServicePort, type ServicePlanContext } from '../plan/plan-service-port.js';
 import { topologyModeFromHints } from '../topology/categorize-endpoints.js';
@@ -49,6 +49,13 @@ function masqueradeAll(input: ExplainInput): boolean {
   return input.config.mode === 'nftables' ? input.config.nftables.masqueradeAll : input.config.iptables.masqueradeAll;
 }
 
+/** nodePortAddresses as the mode reads it: nftables mode defaults to the node's primary IPs, as upstream. */
+function nodePortAddressesOf(config: ExplainInput['config']): readonly string[] | null {
+  const given = config.nodePortAddresses;
+  if (config.mode === 'nftables' && (given === null || given.length === 0)) return [NODE_PORT_ADDRESSES_PRIMARY];
+  return given;
+}
+
 function familyContext(input: ExplainInput, family: IPFamily, addresses: readonly string[], logger: Logger, notes: string[]): FamilyContext {
   const labels = input.node.labels ?? input.node.object?.metadata?.labels ?? {};
   const ofFamily = addresses.filter((ip) => ipFamilyOf(ip) === family);
@@ -82,12 +89,13 @@ function explainPort(svc: ServicePort, fc: FamilyContext): PortExplanation {
   const { input, family, plan: ctx } = fc;
   const endpoints = fc.endpoints.byPort.get(svc.name.key) ?? [];
   const plan = planServicePort(svc, endpoints, ctx);
-  const npa = parseNodePortAddresses(input.config.nodePortAddresses, family, ctx.nodeIP ?? undefined, fc.logger);
+  const npa = parseNodePortAddresses(nodePortAddressesOf(input.config), family, ctx.nodeIP ?? undefined, fc.logger);
   // Only the iptables mode serves NodePorts on 127.0.0.0/8 (route_localnet), and only when selected.
   const iptablesMode = input.config.mode === 'iptables' || input.config.mode === '';
   const localhostFlag = iptablesMode && input.config.iptables.localhostNodePorts && npa.containsIPv4Loopback;
   const npPlan = planNodePortAddresses(family, resolveNodePortAddresses(npa, addressesAsInterfaces(fc.nodeAddresses)), localhostFlag);
-  const nodePort = nodePortExplanation(svc, npPlan, fc.nodeAddresses, npa.cidrs);
+  const defaulted = input.config.mode === 'nftables' && !(input.config.nodePortAddresses?.length ?? 0);
+  const nodePort = nodePortExplanation(svc, npPlan, fc.nodeAddresses, npa.cidrs, defaulted);
   const topology = svc.usesClusterEndpoints ? topologyModeFromHints(endpoints, ctx.nodeName, fc.zone, ctx.topologyGates?.preferSameTrafficDistribution ?? true) : '';
   const detector = selectLocalDetector(input.config, family, input.node.object?.spec?.podCIDRs, fc.logger);
   const classInputs = {
