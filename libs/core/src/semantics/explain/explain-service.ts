@@ -57,7 +57,8 @@ function nodePortAddressesOf(config: ExplainInput['config']): readonly string[] 
 }
 
 function familyContext(input: ExplainInput, family: IPFamily, addresses: readonly string[], logger: Logger, notes: string[]): FamilyContext {
-  const labels = input.node.labels ?? input.node.object?.metadata?.labels ?? {};
+  const given = input.node.labels ?? input.node.object?.metadata?.labels ?? {};
+  const labels = input.node.zone === undefined ? given : { ...given, [LABEL_TOPOLOGY_ZONE]: input.node.zone };
   const ofFamily = addresses.filter((ip) => ipFamilyOf(ip) === family);
   const nodeIP = input.node.nodeIPs?.[family] ?? ofFamily[0] ?? null;
   const detector = selectLocalDetector(input.config, family, input.node.object?.spec?.podCIDRs, logger);

@@ -68,7 +68,7 @@ describe('formatExplanation', () => {
         '  chain nat/KUBE-FW-ABC: 1 rule',
         '',
         'Differences from the kernel:',
-        "  - endpoint 10.0.1.6:8080 is ready in the EndpointSlice but absent from the kernel's rules for ns/web:http",
+        "  - endpoint 10.0.1.6:8080 is ready in the EndpointSlice but absent from the kernel's rules for ns/web:http (chain nat/KUBE-SVC-ABC)",
         '',
       ].join('\n'),
     )).toBe(true);
