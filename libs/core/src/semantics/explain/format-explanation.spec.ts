@@ -75,6 +75,18 @@ describe('formatExplanation', () => {
     expect(formatExplanation(explanation, [], [])).toContain('Kernel objects: none\n\nThe kernel holds what the objects say.\n');
   });
 
+  it('says when a port receives no external traffic', () => {
+    const clusterIPOnly = explainService({ service: explainTestService(), endpointSlices: [], node: { name: 'node-1' }, config: explainTestConfig({ mode: 'nftables' }), families: ['IPv4'] });
+    expect(formatExplanation(clusterIPOnly)).toContain(
+      [
+        '  internal traffic (internalTrafficPolicy Cluster): 0 endpoints',
+        '    no usable endpoint: REJECT, service ns/web has no ready endpoints for port ns/web:http',
+        '    masquerade (never): nothing is reachable, so nothing is masqueraded',
+        '  external traffic: none (the port has no external IP, load-balancer IP or NodePort: no external traffic arrives)',
+      ].join('\n'),
+    );
+  });
+
   it('prints the reason and notes of a Service kube-proxy does not program', () => {
     const headless = explainService({ service: explainTestService({ clusterIP: 'None', clusterIPs: ['None'] }), endpointSlices: [], node: { name: 'node-1' }, config: explainTestConfig(), families: ['IPv4'] });
     expect(formatExplanation(headless)).toBe(
