@@ -136,7 +136,9 @@ describe('explainService: addresses by traffic class', () => {
 
   it('a proxy serving one family explains only that family, and says so when the Service has none of it', () => {
     const svc = explainTestService({ clusterIPs: ['10.96.0.10', 'fd00:96::10'], ipFamilies: ['IPv4', 'IPv6'] });
-    expect(explain(svc, READY, { families: ['IPv6'] }).ports.map((p) => p.family)).toEqual(['IPv6']);
+    const v6 = explain(svc, READY, { families: ['IPv6'] });
+    expect(v6.ports.map((p) => p.family)).toEqual(['IPv6']);
+    expect(v6.notes).toEqual(['the Service also has an IPv4 cluster IP (10.96.0.10), which this proxy does not serve (it serves IPv6)']);
     const v4only = explain(explainTestService(), READY, { families: ['IPv6'] });
     expect(v4only).toMatchObject({ proxied: false, ports: [] });
     expect(v4only.reason).toBe('the Service has no valid cluster IP or port of IPv6 (it has IPv4); this proxy programs nothing for it');

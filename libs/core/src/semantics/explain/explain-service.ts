@@ -17,7 +17,7 @@ import { answeringAddresses, nodePortExplanation, proxyModeIngressIPs, sourceRan
 import type { ExplainInput } from './explain-input.js';
 import { externalClass, internalClass } from './explain-traffic-class.js';
 import { endpointFacts } from './endpoint-exclusion.js';
-import { notingLogger, notProxiedReason, proxiedSummary } from './explain-notes.js';
+import { notingLogger, notProxiedReason, proxiedSummary, unservedFamilyNotes } from './explain-notes.js';
 import { familyEndpoints, portlessEndpoints, protocolMismatches, slicesOfService, type FamilyEndpoints } from './service-endpoints.js';
 import type { PortExplanation, ServiceExplanation } from './service-explanation.js';
 
@@ -133,9 +133,9 @@ function explainPort(svc: ServicePort, fc: FamilyContext): PortExplanation {
  * planNodePortAddresses), so it says what they program.
  */
 export function explainService(input: ExplainInput): ServiceExplanation {
-  const notes: string[] = [];
-  const logger = notingLogger(input.logger, notes);
   const svc = input.service;
+  const notes: string[] = unservedFamilyNotes(svc, input.families);
+  const logger = notingLogger(input.logger, notes);
   const addresses = nodeAddresses(input);
   const perFamily = input.families.map((family) => {
     const fc = familyContext(input, family, addresses, logger, notes);
