@@ -39,7 +39,6 @@ let skip: string | undefined = 'not checked';
 
 beforeAll(async () => {
   skip = await usable();
-  // eslint-disable-next-line no-console
   if (skip !== undefined) console.warn(`SKIPPED: real-kernel nftables listing check: ${skip}`);
 }, 30_000);
 
