@@ -62,3 +62,22 @@ describe('nft list table parser', () => {
     expect(() => parseNftListing('table ip kube-proxy {\n\tchain a {\n', 'ip')).toThrow(/ends inside a block/);
   });
 });
+
+describe('nft list table parser at scale', () => {
+  it('reads a 20,000-element map wrapped over 10,000 lines in linear time', () => {
+    const elements: string[] = [];
+    for (let i = 0; i < 20_000; i++) elements.push(`172.30.${i >> 8}.${i & 255} . tcp . 80 : goto service-${i}`);
+    const lines = ['table ip kube-proxy {', '\tmap service-ips {', '\t\ttype ipv4_addr . inet_proto . inet_service : verdict'];
+    for (let i = 0; i < elements.length; i += 2) {
+      const pair = `${elements[i]}, ${elements[i + 1]}${i + 2 < elements.length ? ',' : ' }'}`;
+      lines.push(i === 0 ? `\t\telements = { ${pair}` : `\t\t\t     ${pair}`);
+    }
+    lines.push('\t}', '}');
+    const started = Date.now();
+    const r = parseNftListing(lines.join('\n'), 'ip');
+    // Quadratic re-scanning took minutes at this size; linear takes well under a second.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.containers.get('service-ips')!.elements).toHaveLength(20_000);
+    expect(r.containers.get('service-ips')!.elements[19_999]).toEqual({ key: '172.30.78.31 . tcp . 80', value: 'goto service-19999' });
+  });
+});
