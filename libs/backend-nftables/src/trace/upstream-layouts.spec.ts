@@ -106,6 +106,35 @@ describe.each(both('upstream-v1.29', 'IPv4'))('upstream v1.29 layout (TestTraceP
   });
 });
 
+describe.each(both('upstream-v1.33', 'IPv4'))('upstream v1.33-v1.35 layout (TestOverallNFTablesRules), %s', (_name, snapshot) => {
+  // The same Services as TestTracePacketV4; this layout checks endpoints after DNAT, so the node's
+  // own connections take the OUTPUT path and still get upstream's answer.
+  it("gives upstream's answer for every TestTracePacketV4 flow, the node's own on the OUTPUT path", () => {
+    expectFlows(snapshot, [
+      { name: 'no match', sourceIP: '10.0.0.2', destIP: '10.0.0.3', destPort: 80, output: '' },
+      { name: 'single endpoint', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: '10.180.0.1:80' },
+      { name: 'multiple endpoints', sourceIP: '10.0.0.2', destIP: '172.30.0.44', destPort: 80, output: '10.180.0.4:80, 10.180.0.5:80' },
+      { name: 'local, mark for masquerade', sourceIP: TEST_NODE_IP, destIP: '192.168.99.22', destPort: 80, output: '10.180.0.2:80', masq: true },
+      { name: 'DROP', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '192.168.99.22', destPort: 80, output: 'DROP' },
+      { name: 'REJECT', sourceIP: '10.0.0.2', destIP: '172.30.0.46', destPort: 80, output: 'REJECT' },
+      { name: 'blocked external to loadbalancer IP', sourceIP: TEST_EXTERNAL_CLIENT_BLOCKED, destIP: '5.6.7.8', destPort: 80, output: 'DROP' },
+      { name: 'pod to nodePort', sourceIP: '10.0.0.2', destIP: TEST_NODE_IP, destPort: 3001, output: '10.180.0.2:80' },
+      { name: 'hairpin masquerades', sourceIP: '10.180.0.4', destIP: '172.30.0.44', destPort: 80, output: '10.180.0.4:80, 10.180.0.5:80', masq: true },
+      { name: 'unused port of a cluster IP', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 81, output: 'REJECT' },
+      { name: 'unallocated cluster IP', sourceIP: '10.0.0.2', destIP: '172.30.0.99', destPort: 80, output: 'DROP' },
+    ]);
+  });
+
+  it('gives each endpoint of a two-endpoint Service probability 1/2 and masquerades only the hairpin branch', () => {
+    const t = traceFlow(snapshot, { name: '', sourceIP: '10.180.0.4', destIP: '172.30.0.44', destPort: 80, output: '' });
+    expect(t.choices).toEqual([
+      { endpoint: '10.180.0.4:80', probability: 0.5 },
+      { endpoint: '10.180.0.5:80', probability: 0.5 },
+    ]);
+    expect(t.masqueradeReason).toBe('a pod reaching itself through the Service (hairpin) is masqueraded');
+  });
+});
+
 describe.each(both('upstream-v1.31-ipv6', 'IPv6'))('upstream v1.31 layout, IPv6 (TestTracePacketV6), %s', (_name, snapshot) => {
   const output6 = '[fd00:10:180::1]:80, [fd00:10:180::2:1]:80';
   it("gives upstream's answer for every upstream flow", () => {
