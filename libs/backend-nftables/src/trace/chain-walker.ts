@@ -93,7 +93,10 @@ export class ChainWalker {
       const rule = rules[i]!;
       const markBefore = branch.state.mark & MASQ_BIT;
       const result = evaluateRule(rule, branch.state, this.env);
-      if (result.outcome.kind === 'nomatch') continue;
+      if (result.outcome.kind === 'nomatch') {
+        if (result.affinity) this.record(branch, chain, rule, 'session affinity: a client seen before goes back to its endpoint; a new one is balanced below');
+        continue;
+      }
       this.recordHits(branch, result.hits);
       this.noteMasquerade(branch, result, markBefore, { chain, rule }, caller);
       const walked = this.outcome(chain, i, rule, result, branch, depth, caller);
@@ -115,7 +118,7 @@ export class ChainWalker {
     const o: RuleOutcome = result.outcome;
     switch (o.kind) {
       case 'next':
-        this.record(branch, chain, rule, result.affinity ? 'session affinity: a returning client goes back to its endpoint' : undefined);
+        this.record(branch, chain, rule);
         return undefined;
       case 'unknown':
         this.record(branch, chain, rule, `not understood by the tracer ("${o.rest}"); assumed not to match`);

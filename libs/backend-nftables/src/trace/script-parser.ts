@@ -47,6 +47,12 @@ function scriptLines(text: string): string[] {
 export function parseNftScript(text: string, family: NftFamily): NftRuleset {
   const table = new MemoryNftTable(family);
   table.run(scriptLines(text));
+  return rulesetOfMemoryTable(table);
+}
+
+/** The in-memory table (--dry-run's, the unit tests') as the tracer reads it. */
+export function rulesetOfMemoryTable(table: MemoryNftTable): NftRuleset {
+  const family = table.family;
   const chains = new Map<string, NftChain>();
   for (const name of table.chainNames()) {
     const base = baseOf(table.chainBody(name) ?? '');
