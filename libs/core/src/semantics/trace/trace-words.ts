@@ -50,4 +50,14 @@ export const traceWords = {
   masqueradeHairpin: 'a pod reaching itself through the Service (hairpin) is masqueraded',
   masqueradeLocalSource: 'traffic the node itself sends to an external address is masqueraded',
   notMasqueraded: 'no rule marks the packet for masquerade; the source address is kept',
+  // Modes whose kernel objects do not name their Service (IPVS): the Service is named by where it answers.
+  noEndpointsAt: (where: string): string => `the Service at ${where} has no ready endpoints`,
+  serviceAddressWrongPort: (ip: string, port: number, protocol: TraceProtocol): string =>
+    `${ip} is a Service address on this node, but no Service answers on ${protocol} port ${port}`,
+  masqueradeFromServiceAddress: 'traffic the node sends from a Service address (kube-ipvs0) is masqueraded',
+  // Userspace mode: the proxy socket itself answers a connection it cannot forward.
+  proxyRefuses: (servicePort: string, protocol: TraceProtocol): string =>
+    protocol === 'UDP'
+      ? `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${servicePort}: the userspace proxy drops the datagram`
+      : `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${servicePort}: the userspace proxy resets the connection`,
 } as const;
