@@ -60,3 +60,6 @@ export type {
   IptablesTraceStep,
   IptablesVerdict,
 } from './trace/trace-types.js';
+export { countRulesInChains, readIptablesSaveVariants } from './trace/read-saved-tables.js';
+export type { IptablesSaveRead, IptablesSaveReadResult, IptablesSaveVariant } from './trace/read-saved-tables.js';
+export { servicePortOfComment } from './trace/service-comment.js';
