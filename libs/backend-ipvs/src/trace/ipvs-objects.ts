@@ -7,7 +7,7 @@
  */
 import type { KernelObject, Protocol } from '@kube-proxy/core';
 import { canonicalIP, formatHostPort, serviceOfPort } from '@kube-proxy/core';
-import { servicePortOfComment } from './ipvs-trace-words.js';
+import { servicePortOfComment } from '@kube-proxy/netfilter-iptables';
 import { virtualServerName, type IpvsSnapshot } from './ipvs-snapshot.js';
 
 export interface ServiceAddress {

@@ -5,17 +5,8 @@
  */
 import type { TracePacket, TraceStep } from '@kube-proxy/core';
 import { traceWords } from '@kube-proxy/core';
-import type { IptablesRuleRef, IptablesTrace } from '@kube-proxy/netfilter-iptables';
+import { servicePortOfComment, type IptablesRuleRef, type IptablesTrace } from '@kube-proxy/netfilter-iptables';
 import type { IpsetEntry } from './ipset-index.js';
-
-// namespace / name [:port name], as upstream's ServicePortName.String() spells it in comments.
-const SERVICE_PORT = /^([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\/([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)(?::([a-z0-9](?:[-a-z0-9]*[a-z0-9])?))?(?=\s|$)/;
-
-/** `ns/name:port` (port empty for an unnamed one) of a comment that starts with a Service port name. */
-export function servicePortOfComment(comment: string | undefined): string | undefined {
-  const m = comment === undefined ? null : SERVICE_PORT.exec(comment);
-  return m === null ? undefined : `${m[1]}/${m[2]}:${m[3] ?? ''}`;
-}
 
 /** The Service port an entry's comment names (`ns/name:port`), if any entry has one. */
 export function serviceOfEntries(entries: readonly IpsetEntry[]): string | null {
