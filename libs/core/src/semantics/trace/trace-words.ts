@@ -60,4 +60,7 @@ export const traceWords = {
     protocol === 'UDP'
       ? `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${servicePort}: the userspace proxy drops the datagram`
       : `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${servicePort}: the userspace proxy resets the connection`,
+  proxyEndpointsUnknown: (servicePort: string, proxy: string): string =>
+    `${servicePort} is captured to the userspace proxy socket ${proxy}, which forwards it to one of the Service's endpoints; the kernel does not hold them (the running proxy's /debug/trace names them)`,
+  proxyConnectsFromNode: "the userspace proxy opens its own connection to the endpoint: the endpoint sees the node's address, not the client's",
 } as const;
