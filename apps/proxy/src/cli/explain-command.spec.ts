@@ -2,6 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from './run.js';
 import { captureIO } from './testing/capture-io.js';
 
+// Each runs the CLI in-process (host detection, the source, a sync): seconds on a busy machine.
+const SLOW = 60_000;
+
 // `kube-proxy explain` over a fake mode (trace/testing/fake-traced-backend.mjs): core's explanation
 // of the Service, the mode's kernel objects, exit codes.
 const EXAMPLES = fileURLToPath(new URL('../../../../examples', import.meta.url));
@@ -45,7 +48,7 @@ describe('kube-proxy explain (over a fake mode)', () => {
         },
       ],
     });
-  });
+  }, SLOW);
 
   it('text: where the objects come from, then the explanation as an operator reads it', async () => {
     const r = await explain('default/web');
@@ -53,7 +56,7 @@ describe('kube-proxy explain (over a fake mode)', () => {
     expect(r.out.split('\n')[0]).toBe('Kernel objects: faketrace mode, what the mode would program (IPv4 from --dry-run output)');
     expect(r.out).toContain('default/web:http');
     expect(r.out).toContain('fake/default/web:https');
-  });
+  }, SLOW);
 
   it.each([
     [['default/nope'], `kube-proxy explain: service default/nope not found in --manifests ${EXAMPLES}`],
@@ -66,5 +69,5 @@ describe('kube-proxy explain (over a fake mode)', () => {
     expect(r.code).toBe(1);
     expect(r.out).toBe('');
     expect(r.err).toBe(line + '\n');
-  });
+  }, SLOW);
 });

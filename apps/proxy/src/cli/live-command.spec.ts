@@ -5,6 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from './run.js';
 import { captureIO } from './testing/capture-io.js';
 
+// Each runs the CLI in-process (host detection, the source, a sync): seconds on a busy machine.
+const SLOW = 60_000;
+
 // `trace --live` and `explain --live` over a fake mode whose "kernel" is a `fake-rules-save` program
 // on PATH: the kernel's rules are read (never the --dry-run ones), and explain
 // reports how the kernel differs from what the objects say.
@@ -25,11 +28,11 @@ describe('--live over a fake mode', () => {
     await chmod(save, 0o755);
     savedPath = process.env['PATH'];
     process.env['PATH'] = `${dir}${delimiter}${savedPath ?? ''}`;
-  });
+  }, SLOW);
   afterAll(async () => {
     process.env['PATH'] = savedPath;
     await rm(dir, { recursive: true, force: true });
-  });
+  }, SLOW);
 
   it('trace --live reads the kernel, not the --dry-run rules', async () => {
     const t = captureIO();
@@ -45,7 +48,7 @@ describe('--live over a fake mode', () => {
       source: 'fake-rules-save',
       path: [{ where: 'fake/output' }],
     });
-  });
+  }, SLOW);
 
   it('explain --live: the kernel objects, what the mode would program, and the differences', async () => {
     const t = captureIO();
@@ -61,5 +64,5 @@ describe('--live over a fake mode', () => {
     expect(kernel.objects.map((o) => o.name)).toEqual(['fake/default/web:http']);
     expect(kernel.expected.map((o) => o.name)).toEqual(['fake/default/web:http', 'fake/default/web:https']);
     expect(kernel.differences.join('\n')).toContain('10.244.2.21');
-  });
+  }, SLOW);
 });
