@@ -118,6 +118,35 @@ describe('/debug/trace and /debug/explain on the metrics server (fake tracer)', 
     }
   });
 
+  it("/debug/explain outside --dry-run: core's explanation of the Service it holds, the kernel's objects and the differences", async () => {
+    const s = state(false, { run: () => Promise.resolve({ exitCode: 0, stdout: RULES, stderr: '' }) });
+    const h = s.objects.tap({ services: noop, endpointSlices: noopSlices, node: noopNode });
+    h.services.onServiceAdd({
+      metadata: { namespace: 'default', name: 'web' },
+      spec: { type: 'ClusterIP', clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'], ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+    } as V1Service);
+    h.endpointSlices.onEndpointSliceAdd({
+      metadata: { namespace: 'default', name: 'web-1', labels: { 'kubernetes.io/service-name': 'web' } },
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+      endpoints: ['10.244.1.11', '10.244.2.21', '10.244.3.31'].map((ip) => ({ addresses: [ip], conditions: { ready: true }, nodeName: 'node-2' })),
+    } as V1EndpointSlice);
+    const server = await serve(s);
+    try {
+      const r = await server.get('/debug/explain?service=default/web');
+      expect(r.status).toBe(200);
+      const body = r.body as { service: string; ports: { servicePort: string }[]; kernel: { live: boolean; objects: { name: string }[]; differences: string[] } };
+      expect(body.service).toBe('default/web');
+      expect(body.ports.map((p) => p.servicePort)).toEqual(['default/web:http']);
+      expect(body.kernel.live).toBe(true);
+      expect(body.kernel.objects.map((o) => o.name)).toEqual(['fake/default/web:http']);
+      // 10.244.3.31 is ready in the slice; the kernel's rules do not send to it.
+      expect(body.kernel.differences.join('\n')).toContain('10.244.3.31');
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('the store holds what the source delivered, as the proxier sees it', () => {
     const s = state(true);
     const h = s.objects.tap({ services: noop, endpointSlices: noopSlices, node: noopNode });
