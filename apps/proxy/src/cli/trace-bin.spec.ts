@@ -1,4 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { httpGet } from '../agent/testing/http-get.js';
@@ -67,6 +70,55 @@ describe.each(['iptables', 'nftables'])('bin/kube-proxy trace / explain --proxy-
     expect(j.kernel.live).toBe(false);
     expect(j.kernel.objects.length).toBeGreaterThan(0);
     for (const o of j.kernel.objects) expect(o.rules).toBeGreaterThan(0);
+  }, 90_000);
+});
+
+// A dual-stack Service (the examples are IPv4-only): IPv6 endpoints are spelled [IPv6]:PORT.
+const DUAL_STACK = `
+apiVersion: v1
+kind: Node
+metadata: {name: node-1}
+status:
+  addresses: [{type: InternalIP, address: 192.168.49.2}, {type: InternalIP, address: 'fd00:49::2'}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web6, namespace: default}
+spec:
+  ipFamilyPolicy: RequireDualStack
+  ipFamilies: [IPv4, IPv6]
+  clusterIP: 10.96.0.60
+  clusterIPs: [10.96.0.60, 'fd00:10:96::60']
+  ports: [{name: http, port: 80, targetPort: 8080, protocol: TCP}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web6-v6, namespace: default, labels: {kubernetes.io/service-name: web6}}
+addressType: IPv6
+ports: [{name: http, port: 8080, protocol: TCP}]
+endpoints:
+  - {addresses: ['fd00:10:244::b'], conditions: {ready: true}, nodeName: node-2}
+  - {addresses: ['fd00:10:244::a'], conditions: {ready: true}, nodeName: node-1}
+`;
+
+describe.each(['iptables', 'nftables'])('bin/kube-proxy trace --proxy-mode=%s, IPv6', (mode) => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kp-trace6-'));
+    await writeFile(join(dir, 'dual.yaml'), DUAL_STACK);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('a dual-stack Service traced to its IPv6 cluster IP: [IPv6]:PORT endpoints, sorted', async () => {
+    const r = await kubeProxy(['trace', `--proxy-mode=${mode}`, `--manifests=${dir}`, '--hostname-override=node-1', '--from=fd00:1::5', '--to=[fd00:10:96::60]:80', '-o', 'json']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({
+      verdict: 'DNAT',
+      endpoints: ['[fd00:10:244::a]:8080', '[fd00:10:244::b]:8080'],
+      service: 'default/web6:http',
+      family: 'IPv6',
+    });
   }, 90_000);
 });
 
