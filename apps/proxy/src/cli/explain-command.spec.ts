@@ -53,7 +53,7 @@ describe('kube-proxy explain (over a fake mode)', () => {
   it('text: where the objects come from, then the explanation as an operator reads it', async () => {
     const r = await explain('default/web');
     expect(r.code).toBe(0);
-    expect(r.out.split('\n')[0]).toBe('Kernel objects: faketrace mode, what the mode would program (IPv4 from --dry-run output)');
+    expect(r.out.split('\n')[0]).toBe('Rules: faketrace mode, what the mode would program (IPv4 from --dry-run output)');
     expect(r.out).toContain('default/web:http');
     expect(r.out).toContain('fake/default/web:https');
   }, SLOW);
