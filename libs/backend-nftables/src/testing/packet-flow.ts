@@ -10,7 +10,10 @@
  * and nat-postrouting are not traced: the first mirror the prerouting ones, and masquerading is
  * reported from the `jump mark-for-masquerade` that requests it.
  *
- * `numgen random` visits every endpoint, so the output lists all reachable endpoints. */
+ * `numgen random` visits every endpoint, so the output lists all reachable endpoints.
+ *
+ * runPacketFlows, which every ported upstream flow spec uses, runs the production tracer (src/trace)
+ * instead; tracePacket stays as the hand-checkable reference its own spec pins down. */
 import { canonicalIP, type PacketTrace, type TraceProtocol } from '@kube-proxy/core';
 import { traceRuleset } from '../trace/packet-trace.js';
 import { rulesetOfMemoryTable } from '../trace/script-parser.js';
