@@ -43,7 +43,7 @@ export async function explainCommand(args: SubcommandArgs, parsed: ParsedFlags, 
     families: offline.families,
     ...(expected ? { expected } : {}),
     ...(live ? { live } : {}),
-    objectSource: parsed.options.manifests ? `--manifests ${parsed.options.manifests}` : 'the API server',
+    objectSource: parsed.options.manifests ? `--manifests ${parsed.options.manifests}` : "the API server's objects",
   });
   io.stdout.write(args.output === 'json' ? JSON.stringify(report, null, 2) + '\n' : formatExplainText(report));
   return 0;
