@@ -38,17 +38,28 @@ describe('readLiveRules', () => {
     expect(LIVE_DETECTION_ORDER).toEqual(['nftables', 'ipvs', 'iptables', 'userspace']);
     const reads: string[] = [];
     const backends = lookup(backend('iptables', ['IPv4'], reads), backend('userspace', ['IPv4'], reads), backend('ipvs', [], reads, { throws: true }), backend('nftables', ['IPv6'], reads));
-    const live = await readLiveRules(backends, '', executor, 'IPv4');
+    const live = await readLiveRules(backends, '', executor, 'IPv4', () => true);
     expect(live.mode).toBe('iptables');
     expect(live.snapshot.source).toBe('iptables-save');
     expect(reads).toEqual(['nftables IPv4', 'ipvs IPv4', 'iptables IPv4']);
-    expect((await readLiveRules(backends, 'auto', executor, 'IPv6')).mode).toBe('nftables');
+    expect((await readLiveRules(backends, 'auto', executor, 'IPv6', () => true)).mode).toBe('nftables');
+  });
+
+  it('IPVS is not read while the ip_vs module is not loaded (ipvsadm would load it)', async () => {
+    const reads: string[] = [];
+    const backends = lookup(backend('ipvs', ['IPv4'], reads), backend('iptables', ['IPv4'], reads));
+    expect((await readLiveRules(backends, '', executor, 'IPv4', () => false)).mode).toBe('iptables');
+    expect(reads).toEqual(['iptables IPv4']);
+    await expect(readLiveRules(backends, 'ipvs', executor, 'IPv4', () => false)).rejects.toThrow(
+      'no ipvs rules found on this node for IPv4: looked for /proc/net/ip_vs (the ip_vs module is not loaded, so no virtual server exists)',
+    );
+    expect((await readLiveRules(backends, 'ipvs', executor, 'IPv4', () => true)).mode).toBe('ipvs');
   });
 
   it('nothing anywhere: says what each mode looked for', async () => {
     const reads: string[] = [];
     const backends = lookup(backend('iptables', [], reads), backend('nftables', [], reads), backend('ipvs', [], reads, { throws: true }), backend('plain', [], reads, { tracer: false }));
-    await expect(readLiveRules(backends, '', executor, 'IPv4')).rejects.toThrow(
+    await expect(readLiveRules(backends, '', executor, 'IPv4', () => true)).rejects.toThrow(
       new TraceInputError('no kube-proxy rules found on this node for IPv4: looked for nftables: nftables tables; ipvs: ipvs-save: not found; iptables: iptables tables'),
     );
   });
