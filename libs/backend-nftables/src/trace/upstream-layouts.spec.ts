@@ -135,6 +135,74 @@ describe.each(both('upstream-v1.33', 'IPv4'))('upstream v1.33-v1.35 layout (Test
   });
 });
 
+describe.each(both('upstream-v1.36-overall', 'IPv4'))("upstream v1.36+ layout, verbatim (TestOverallNFTablesRules at edca5633), %s", (_name, snapshot) => {
+  // Upstream gives no flows for this test; its Services are TestTracePacketV4's, so these are that
+  // test's flows, plus flows derived from the test's Services so that every Service (and every
+  // address of it) is reached: svc3's NodePort, svc4's external IP, svc5's cluster IP under ClientIP
+  // affinity, svc2's load-balancer IP, and the hairpin entries of svc1/svc3/svc4.
+  it("gives upstream's answer for every TestTracePacketV4 flow, the node's own on the OUTPUT path", () => {
+    expectFlows(snapshot, [
+      { name: 'no match', sourceIP: '10.0.0.2', destIP: '10.0.0.3', destPort: 80, output: '' },
+      { name: 'single endpoint', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: '10.180.0.1:80' },
+      { name: 'multiple endpoints', sourceIP: '10.0.0.2', destIP: '172.30.0.44', destPort: 80, output: '10.180.0.4:80, 10.180.0.5:80' },
+      { name: 'local, mark for masquerade', sourceIP: TEST_NODE_IP, destIP: '192.168.99.22', destPort: 80, output: '10.180.0.2:80', masq: true },
+      { name: 'DROP', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '192.168.99.22', destPort: 80, output: 'DROP' },
+      { name: 'REJECT', sourceIP: '10.0.0.2', destIP: '172.30.0.46', destPort: 80, output: 'REJECT' },
+      { name: 'blocked external to loadbalancer IP', sourceIP: TEST_EXTERNAL_CLIENT_BLOCKED, destIP: '5.6.7.8', destPort: 80, output: 'DROP' },
+      { name: 'pod to nodePort', sourceIP: '10.0.0.2', destIP: TEST_NODE_IP, destPort: 3001, output: '10.180.0.2:80' },
+    ]);
+  });
+
+  it('reaches every Service of the test at every address it answers on (derived flows)', () => {
+    expectFlows(snapshot, [
+      { name: 'svc2: pod to cluster IP of a Local service reaches the remote endpoint', sourceIP: '10.0.0.2', destIP: '172.30.0.42', destPort: 80, output: '10.180.0.2:80' },
+      { name: 'svc2: pod to LB IP short-circuits to the cluster endpoints', sourceIP: '10.0.0.2', destIP: '1.2.3.4', destPort: 80, output: '10.180.0.2:80' },
+      { name: 'svc2: external to LB IP, no local endpoint', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '1.2.3.4', destPort: 80, output: 'DROP' },
+      { name: 'svc2: external to NodePort, no local endpoint', sourceIP: TEST_EXTERNAL_CLIENT, destIP: TEST_NODE_IP, destPort: 3001, output: 'DROP' },
+      { name: 'svc3: cluster IP', sourceIP: '10.0.0.2', destIP: '172.30.0.43', destPort: 80, output: '10.180.0.3:80' },
+      { name: 'svc3: external to NodePort masquerades', sourceIP: TEST_EXTERNAL_CLIENT, destIP: TEST_NODE_IP, destPort: 3003, output: '10.180.0.3:80', masq: true },
+      { name: 'svc4: external to external IP masquerades', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '192.168.99.33', destPort: 80, output: '10.180.0.4:80, 10.180.0.5:80', masq: true },
+      { name: 'svc5: pod to cluster IP under affinity', sourceIP: '10.0.0.2', destIP: '172.30.0.45', destPort: 80, output: '10.180.0.3:80' },
+      { name: 'svc5: off-cluster source to cluster IP masquerades', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '172.30.0.45', destPort: 80, output: '10.180.0.3:80', masq: true },
+      { name: 'svc5: allowed external to LB IP masquerades', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '5.6.7.8', destPort: 80, output: '10.180.0.3:80', masq: true },
+      { name: 'svc5: external to NodePort bypasses source ranges', sourceIP: TEST_EXTERNAL_CLIENT_BLOCKED, destIP: TEST_NODE_IP, destPort: 3002, output: '10.180.0.3:80', masq: true },
+      { name: 'svc1: hairpin masquerades', sourceIP: '10.180.0.1', destIP: '172.30.0.41', destPort: 80, output: '10.180.0.1:80', masq: true },
+      { name: 'svc3: hairpin masquerades', sourceIP: '10.180.0.3', destIP: '172.30.0.43', destPort: 80, output: '10.180.0.3:80', masq: true },
+      { name: 'svc4: hairpin masquerades (10.180.0.5 only is in the set)', sourceIP: '10.180.0.5', destIP: '172.30.0.44', destPort: 80, output: '10.180.0.4:80, 10.180.0.5:80', masq: true },
+      { name: 'svc5: hairpin through the endpoint chain (set entry of svc3)', sourceIP: '10.180.0.3', destIP: '172.30.0.45', destPort: 80, output: '10.180.0.3:80', masq: true },
+      { name: 'unused port of a cluster IP', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 81, output: 'REJECT' },
+      { name: 'unallocated cluster IP', sourceIP: '10.0.0.2', destIP: '172.30.0.99', destPort: 80, output: 'DROP' },
+    ]);
+  });
+
+  it('DNATs through the numgen map, 1/2 per endpoint, and names the Service from the chain and element comments', () => {
+    const t = traceFlow(snapshot, { name: '', sourceIP: '10.0.0.2', destIP: '172.30.0.44', destPort: 80, output: '' });
+    expect(t).toMatchObject({ verdict: 'DNAT', service: 'ns4/svc4:p80', endpoints: ['10.180.0.4:80', '10.180.0.5:80'], masquerade: false });
+    expect(t.choices).toEqual([
+      { endpoint: '10.180.0.4:80', probability: 0.5 },
+      { endpoint: '10.180.0.5:80', probability: 0.5 },
+    ]);
+    expect(traceFlow(snapshot, { name: '', sourceIP: '10.0.0.2', destIP: '172.30.0.46', destPort: 80, output: '' })).toMatchObject({ verdict: 'REJECT', service: 'ns6/svc6:p80', reason: 'service ns6/svc6 has no ready endpoints for port ns6/svc6:p80' });
+    expect(traceFlow(snapshot, { name: '', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '1.2.3.4', destPort: 80, output: '' })).toMatchObject({ verdict: 'DROP', service: 'ns2/svc2:p80', reason: 'externalTrafficPolicy Local and no local endpoint of ns2/svc2:p80 on test-node' });
+  });
+
+  it('says why each masquerade happens: hairpin set, inline marks', () => {
+    const why = (sourceIP: string, destIP: string, destPort: number) => traceFlow(snapshot, { name: '', sourceIP, destIP, destPort, output: '' }).masqueradeReason;
+    expect(why('10.180.0.1', '172.30.0.41', 80)).toBe('a pod reaching itself through the Service (hairpin) is masqueraded');
+    expect(why(TEST_EXTERNAL_CLIENT, '172.30.0.41', 80)).toBe('traffic to a cluster IP from outside the cluster CIDR is masqueraded');
+    expect(why(TEST_EXTERNAL_CLIENT, TEST_NODE_IP, 3003)).toBe('external traffic under externalTrafficPolicy Cluster is masqueraded');
+  });
+
+  it('names the kernel objects of a Service, the DNAT map endpoints included', () => {
+    expect(nftablesTracer.objectsOf(snapshot, 'ns4/svc4').map((o) => `${o.kind} ${o.name} ${o.rules} ${(o.endpoints ?? []).join(',')}`).sort()).toEqual([
+      'chain ip kube-proxy/external-LAUZTJTB-ns4/svc4/tcp/p80 2 ',
+      'chain ip kube-proxy/service-LAUZTJTB-ns4/svc4/tcp/p80 1 10.180.0.4:80,10.180.0.5:80',
+      'map element ip kube-proxy map service-ips element 172.30.0.44 . tcp . 80 1 ',
+      'map element ip kube-proxy map service-ips element 192.168.99.33 . tcp . 80 1 ',
+    ]);
+  });
+});
+
 describe.each(both('upstream-v1.31-ipv6', 'IPv6'))('upstream v1.31 layout, IPv6 (TestTracePacketV6), %s', (_name, snapshot) => {
   const output6 = '[fd00:10:180::1]:80, [fd00:10:180::2:1]:80';
   it("gives upstream's answer for every upstream flow", () => {
