@@ -1,6 +1,8 @@
 // Tables written by upstream's kube-proxy — its own expected dumps — traced with upstream's own flows
 // (TestTracePacketV4 / TestTracePacketV6 in pkg/proxy/nftables/helpers_test.go), each both as the
 // `nft -f` script and as nft 1.0.6 lists it once loaded into a kernel (the *.listing.nft fixtures).
+// The v1.36+ layout is traced from upstream's verbatim dumps (TestOverallNFTablesRules and a
+// TestSyncProxyRulesRepeated step at edca5633) and from a hand-composed table kept beside them.
 import { readFileSync } from 'node:fs';
 import type { IPFamily, PacketTrace, RuleSnapshot } from '@kube-proxy/core';
 import { TEST_EXTERNAL_CLIENT, TEST_EXTERNAL_CLIENT_BLOCKED, TEST_NODE_IP, TEST_NODE_IPS, TEST_NODE_IPV6 } from '../testing/fake-proxier.js';
@@ -203,6 +205,21 @@ describe.each(both('upstream-v1.36-overall', 'IPv4'))("upstream v1.36+ layout, v
   });
 });
 
+describe.each(both('upstream-v1.36-repeated', 'IPv4'))('upstream v1.36+ layout, verbatim (TestSyncProxyRulesRepeated, endpoints emptied), %s', (_name, snapshot) => {
+  // Upstream traces no flows over this step; these are derived from its Services (svc1 and svc4
+  // with one endpoint each, svc3 emptied, svc2 deleted earlier).
+  it('reaches the Services that have endpoints, rejects the emptied one past its flushed chain, drops the deleted one', () => {
+    expectFlows(snapshot, [
+      { name: 'svc1 cluster IP', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: '10.0.1.1:80' },
+      { name: 'svc1 hairpin', sourceIP: '10.0.1.1', destIP: '172.30.0.41', destPort: 80, output: '10.0.1.1:80', masq: true },
+      { name: 'svc4 from the node', sourceIP: TEST_NODE_IP, destIP: '172.30.0.44', destPort: 80, output: '10.0.4.1:80', masq: true },
+      { name: 'svc3 without endpoints', sourceIP: '10.0.0.2', destIP: '172.30.0.43', destPort: 80, output: 'REJECT' },
+      { name: 'svc2, deleted', sourceIP: '10.0.0.2', destIP: '172.30.0.42', destPort: 8080, output: 'DROP' },
+    ]);
+    expect(traceFlow(snapshot, { name: '', sourceIP: '10.0.0.2', destIP: '172.30.0.43', destPort: 80, output: '' })).toMatchObject({ service: 'ns3/svc3:p80', reason: 'service ns3/svc3 has no ready endpoints for port ns3/svc3:p80' });
+  });
+});
+
 describe.each(both('upstream-v1.31-ipv6', 'IPv6'))('upstream v1.31 layout, IPv6 (TestTracePacketV6), %s', (_name, snapshot) => {
   const output6 = '[fd00:10:180::1]:80, [fd00:10:180::2:1]:80';
   it("gives upstream's answer for every upstream flow", () => {
@@ -228,7 +245,7 @@ describe.each(both('upstream-v1.31-ipv6', 'IPv6'))('upstream v1.31 layout, IPv6 
   });
 });
 
-describe.each(both('upstream-v1.36', 'IPv4'))('upstream v1.36+ layout (inline mark, DNAT maps, hairpin set), %s', (_name, snapshot) => {
+describe.each(both('upstream-v1.36', 'IPv4'))('upstream v1.36+ layout, hand-composed (inline mark, DNAT maps, hairpin set), %s', (_name, snapshot) => {
   const node = { name: 'pi', addresses: ['192.168.0.231'] };
   const trace = (sourceIP: string, destIP: string, destPort: number) => traceFlow(snapshot, { name: '', sourceIP, destIP, destPort, output: '' }, node);
 
@@ -250,7 +267,7 @@ describe.each(both('upstream-v1.36', 'IPv4'))('upstream v1.36+ layout (inline ma
     expect(trace('192.0.2.5', '10.100.192.23', 80)).toMatchObject({ verdict: 'DNAT', masquerade: true, masqueradeReason: 'traffic to a cluster IP from outside the cluster CIDR is masqueraded' });
   });
 
-  it('DNATs a single endpoint without a map (v1.37), and takes the OUTPUT path from the node', () => {
+  it('DNATs a single endpoint by a plain `dnat to` (our variant; upstream writes `mod 1 map`), and takes the OUTPUT path from the node', () => {
     const t = trace('192.168.0.231', '10.96.0.1', 443);
     expect(t).toMatchObject({ verdict: 'DNAT', endpoints: ['192.168.0.231:6443'], service: 'default/kubernetes:https', masquerade: true });
     expect(t.path[0]!.where).toBe('ip kube-proxy/filter-output-pre-dnat');
