@@ -5,11 +5,12 @@
  * contract's terms: an output "IP:PORT, …" is a DNAT to exactly those endpoints, "DROP"/"REJECT" the
  * verdict, "ACCEPT" an explicit filter accept, "" no Service rule (ACCEPT, unchanged).
  */
-import type { PacketTrace, TraceNode, TracePacket } from '@kube-proxy/core';
+import type { PacketTrace, RuleSnapshot, TraceNode, TracePacket } from '@kube-proxy/core';
 import { traceWords } from '@kube-proxy/core';
 import { parseIptablesSave } from '@kube-proxy/netfilter-iptables';
 import { iptablesSnapshot } from './iptables-snapshot.js';
 import { iptablesTracer } from './iptables-tracer.js';
+import { UPSTREAM_OVERALL_EXPECTED, upstreamOverallLiveSave } from './testing/upstream-overall-dump.js';
 import { UPSTREAM_TRACE_PACKET_RULES } from './testing/upstream-trace-packet-rules.js';
 
 // testNodeIPs of upstream's proxier_test.go.
@@ -20,7 +21,7 @@ const TEST_EXTERNAL_CLIENT = '203.0.113.2';
 const tables = parseIptablesSave(UPSTREAM_TRACE_PACKET_RULES);
 const snapshot = iptablesSnapshot(tables, 'IPv4', "upstream's TestTracePacket rules");
 
-function trace(sourceIP: string, destIP: string, destPort: number): PacketTrace {
+function trace(sourceIP: string, destIP: string, destPort: number, rules: RuleSnapshot = snapshot): PacketTrace {
   const packet: TracePacket = {
     family: 'IPv4',
     protocol: 'TCP',
@@ -29,7 +30,7 @@ function trace(sourceIP: string, destIP: string, destPort: number): PacketTrace 
     destPort,
     locallyGenerated: NODE.addresses.includes(sourceIP),
   };
-  return iptablesTracer.trace(snapshot, packet, NODE);
+  return iptablesTracer.trace(rules, packet, NODE);
 }
 
 /** Upstream's "output" of a trace (see the header). */
@@ -102,5 +103,32 @@ describe("upstream's TestTracePacket rules through the iptables ModeTracer", () 
     const t = trace(TEST_EXTERNAL_CLIENT, '192.168.99.22', 80);
     expect(t.path.map((s) => s.where)).toEqual(expect.arrayContaining(['nat/PREROUTING', 'filter/FORWARD']));
     expect(t.path.find((s) => s.where === 'filter/FORWARD')?.rule).toContain('-j KUBE-');
+  });
+});
+
+/*
+ * TestTracePacket's services are TestOverallIPTablesRules' (same chains, same hashes); upstream's
+ * expected dump of the latter differs only where the flows do not look (svc5's affinity, the
+ * localhost NodePort and nfacct rules). The same seven flows must give the same answers over it, as
+ * the bare iptables-restore payload upstream expects (the proxier's jump rules added) and as a live
+ * node's iptables-save of either variant prints it (docker's rules beside upstream's).
+ */
+describe("upstream's TestTracePacket flows over upstream's TestOverallIPTablesRules dump", () => {
+  const live = (variant: string): RuleSnapshot =>
+    iptablesSnapshot(
+      parseIptablesSave(upstreamOverallLiveSave('nat', variant) + upstreamOverallLiveSave('filter', variant)),
+      'IPv4',
+      `iptables-save (${variant})`,
+    );
+  const sources: Array<[string, RuleSnapshot]> = [
+    ['the iptables-restore payload', iptablesTracer.fromDryRun(UPSTREAM_OVERALL_EXPECTED, 'IPv4')],
+    ['iptables-save (nf_tables)', live('nf_tables')],
+    ['iptables-save (legacy)', live('legacy')],
+  ];
+  describe.each(sources)('%s', (_name, rules) => {
+    it.each(FLOWS)('$name', (flow) => {
+      const t = trace(flow.sourceIP, flow.destIP, flow.destPort, rules);
+      expect({ output: upstreamOutput(t), masq: t.masquerade }).toEqual({ output: flow.output, masq: flow.masq ?? false });
+    });
   });
 });
