@@ -275,6 +275,7 @@ export {
   type NoRulesFound,
   type PacketTrace,
   type RuleSnapshot,
+  type ServiceAddressHint,
   type TraceEndpointChoice,
   type TraceNode,
   type TracePacket,
@@ -367,7 +368,7 @@ export {
 export { fakeContainer, type PluginContainer } from './testing/fake-container.js';
 // eslint-disable-next-line no-restricted-imports -- the v1 SDK's test helpers stay on this entry point (compatibility policy)
 export { StringSink, TEST_HOST, testContext, type TestContextOverrides } from './testing/test-context.js';
-export { formatHostPort, parseHostPort, serviceOfPort, sortedEndpoints, traceWords } from './semantics/trace/index.js';
+export { formatHostPort, parseHostPort, portLabel, serviceOfPort, sortedEndpoints, traceWords } from './semantics/trace/index.js';
 export {
   type AddressKind,
   type AnsweringAddress,

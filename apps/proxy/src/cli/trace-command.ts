@@ -7,10 +7,12 @@ import {
   type ParsedFlags,
   type RuleSnapshot,
   type TraceNode,
+  type V1Service,
 } from '@kube-proxy/core';
 import { resolveNodeName } from '../node/node-identity.js';
 import { readLiveRules, tracerOf } from '../trace/live-rules.js';
 import { hostAddresses, nodeObjectAddresses, parseNodeAddresses } from '../trace/node-addresses.js';
+import { nameFromServices } from '../trace/name-from-services.js';
 import { traceOver } from '../trace/run-trace.js';
 import type { SubcommandArgs } from '../trace/subcommand-args.js';
 import { formatTraceText, traceJson } from '../trace/trace-output.js';
@@ -24,6 +26,8 @@ interface TraceRules {
   readonly tracer: ModeTracer;
   readonly snapshot: RuleSnapshot;
   readonly node: TraceNode;
+  /** The Services the rules were made from (offline), to name what the rules leave unnamed. */
+  readonly services?: readonly V1Service[];
 }
 
 /** `kube-proxy trace`: one packet through the offline or the live rules; 0 whenever a trace is produced. */
@@ -33,7 +37,8 @@ export async function traceCommand(args: SubcommandArgs, parsed: ParsedFlags, co
   const family = buildTracePacket(request, []).family;
   const given = args.nodeAddresses.length > 0 ? parseNodeAddresses(args.nodeAddresses) : undefined;
   const rules = args.live ? await liveRules(config, family, given, logger) : await offlineRules(parsed, config, family, given, logger);
-  const answer = traceOver(rules.mode, rules.tracer, rules.snapshot, request, rules.node);
+  const traced = traceOver(rules.mode, rules.tracer, rules.snapshot, request, rules.node);
+  const answer = rules.services ? nameFromServices(traced, rules.services, rules.node.addresses) : traced;
   io.stdout.write(
     args.output === 'json' ? JSON.stringify(traceJson(answer.trace, answer.origin), null, 2) + '\n' : formatTraceText(answer.trace, answer.packet, answer.origin),
   );
@@ -64,5 +69,11 @@ async function offlineRules(
   }
   const addresses = given ?? nodeObjectAddresses(offline.node);
   if (addresses.length === 0) logger.warn("The node's addresses are unknown (no Node object with addresses): no source counts as the node's own; give --node-address");
-  return { mode: offline.plugin.name, tracer, snapshot: tracer.fromDryRun(block, family), node: { name: offline.run.nodeName, addresses } };
+  return {
+    mode: offline.plugin.name,
+    tracer,
+    snapshot: tracer.fromDryRun(block, family),
+    node: { name: offline.run.nodeName, addresses },
+    services: offline.objects.services(),
+  };
 }

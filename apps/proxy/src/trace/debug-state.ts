@@ -11,6 +11,7 @@ import { DryRunRecorder } from './dry-run-blocks.js';
 import { buildExplainReport, type ExplainReport, type KernelView } from './explain-report.js';
 import { hostAddresses, nodeObjectAddresses } from './node-addresses.js';
 import { ObjectStore } from './object-store.js';
+import { nameFromServices } from './name-from-services.js';
 import { traceOver, type TraceAnswer } from './run-trace.js';
 import { TraceInputError, buildTracePacket, familyOfDestination, type PacketInput } from './trace-packet.js';
 
@@ -59,7 +60,8 @@ export class DebugState {
     const tracer = this.tracer();
     const snapshot = await this.snapshot(family);
     const addresses = await this.nodeAddresses();
-    return traceOver(this.opts.plugin.name, tracer, snapshot, request, { name: this.opts.nodeName, addresses });
+    const answer = traceOver(this.opts.plugin.name, tracer, snapshot, request, { name: this.opts.nodeName, addresses });
+    return nameFromServices(answer, this.objects.services(), addresses);
   }
 
   async explain(service: string): Promise<ExplainReport> {

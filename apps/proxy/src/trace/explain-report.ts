@@ -7,6 +7,7 @@ import {
   type KubeProxyConfiguration,
   type ModeTracer,
   type RuleSnapshot,
+  type ServiceAddressHint,
   type ServiceExplanation,
   type V1Node,
 } from '@kube-proxy/core';
@@ -63,10 +64,22 @@ export interface ExplainRequest {
   readonly objectSource: string;
 }
 
-function objectsOf(view: KernelView, service: string): FamilyKernelObject[] {
+/** Where each port answers, for modes whose kernel objects name no Service (IPVS finds them there). */
+function addressHints(explanation: ServiceExplanation, family: IPFamily): ServiceAddressHint[] {
+  const hints: ServiceAddressHint[] = [];
+  for (const port of explanation.ports) {
+    if (port.family !== family) continue;
+    const at = (ip: string, p: number) => hints.push({ servicePort: port.servicePort, protocol: port.protocol, ip, port: p });
+    for (const a of port.addresses) if (a.programmed && a.kind !== 'nodePort') at(a.ip, a.port);
+    for (const ip of port.nodePort.addresses) if (port.nodePort.nodePort > 0) at(ip, port.nodePort.nodePort);
+  }
+  return hints;
+}
+
+function objectsOf(view: KernelView, service: string, explanation: ServiceExplanation): FamilyKernelObject[] {
   const out: FamilyKernelObject[] = [];
   for (const [family, snapshot] of view.snapshots) {
-    for (const o of view.tracer.objectsOf(snapshot, service)) out.push({ ...o, family });
+    for (const o of view.tracer.objectsOf(snapshot, service, addressHints(explanation, family))) out.push({ ...o, family });
   }
   return out;
 }
@@ -91,13 +104,13 @@ export function buildExplainReport(req: ExplainRequest): ExplainReport {
     families: req.families,
   });
   const view = req.live ?? req.expected;
-  const objects = view ? objectsOf(view, req.service) : [];
+  const objects = view ? objectsOf(view, req.service, explanation) : [];
   const kernel: ExplainReport['kernel'] = {
     mode: view?.mode ?? req.config.mode,
     sources: view ? sourcesOf(view) : {},
     live: req.live !== undefined,
     objects,
-    ...(req.live && req.expected ? { expected: objectsOf(req.expected, req.service) } : {}),
+    ...(req.live && req.expected ? { expected: objectsOf(req.expected, req.service, explanation) } : {}),
     ...(req.live ? { differences: compareWithKernel(explanation, objects, { families: [...req.live.snapshots.keys()] }) } : {}),
   };
   return { ...explanation, kernel };

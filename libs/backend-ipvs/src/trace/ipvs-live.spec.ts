@@ -119,6 +119,26 @@ describe('ipvsTracer.readLive (upstream IPVS node, fake executor)', () => {
     ]);
   });
 
+  it('objectsOf with the addresses the Service answers on finds its objects and names the Service port on each', async () => {
+    const snapshot = await ipvsTracer.readLive(node(IPVSADM), 'IPv4');
+    if (isNoRulesFound(snapshot)) throw new Error(snapshot.lookedFor);
+    const hints = [
+      { servicePort: 'ns1/svc1:p80', protocol: 'TCP', ip: '10.20.30.41', port: 80 },
+      { servicePort: 'ns1/svc1:p80', protocol: 'TCP', ip: '100.101.102.103', port: 3001 },
+    ] as const;
+    const objects = ipvsTracer.objectsOf(snapshot, 'ns1/svc1', hints);
+    expect(objects.map((o) => [o.kind, o.name, o.servicePort])).toEqual([
+      ['virtual server', 'TCP 10.20.30.41:80', 'ns1/svc1:p80'],
+      ['ipset entry', 'KUBE-CLUSTER-IP 10.20.30.41,tcp:80', 'ns1/svc1:p80'],
+      ['ipset entry', 'KUBE-IPVS-IPS 10.20.30.41', 'ns1/svc1:p80'],
+      ['virtual server', 'TCP 100.101.102.103:3001', 'ns1/svc1:p80'],
+      ['ipset entry', 'KUBE-NODE-PORT-TCP 3001', 'ns1/svc1:p80'],
+    ]);
+    // Another protocol on the same address: no virtual server, only the address's own set entry.
+    const udp = ipvsTracer.objectsOf(snapshot, 'ns1/svc1', [{ servicePort: 'ns1/svc1:p80', protocol: 'UDP', ip: '10.20.30.41', port: 80 }]);
+    expect(udp.map((o) => o.name)).toEqual(['KUBE-IPVS-IPS 10.20.30.41']);
+  });
+
   it('no endpoints: both virtual servers refuse', async () => {
     const snapshot = await ipvsTracer.readLive(node(IPVSADM_NO_ENDPOINTS), 'IPv4');
     if (isNoRulesFound(snapshot)) throw new Error(snapshot.lookedFor);

@@ -18,6 +18,7 @@ export {
   type NoRulesFound,
   type PacketTrace,
   type RuleSnapshot,
+  type ServiceAddressHint,
   type TraceEndpointChoice,
   type TraceNode,
   type TracePacket,

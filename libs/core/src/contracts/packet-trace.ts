@@ -97,6 +97,15 @@ export interface KernelObject {
   readonly servicePort?: string;
 }
 
+/** One address a Service port answers on (a cluster, external or load-balancer IP, or a NodePort on a node address). */
+export interface ServiceAddressHint {
+  /** `namespace/name:portName`. */
+  readonly servicePort: string;
+  readonly protocol: TraceProtocol;
+  readonly ip: string;
+  readonly port: number;
+}
+
 /**
  * The rules of one mode and one IP family, parsed: either read from the host's kernel (`--live`) or
  * from the mode's own --dry-run output. Opaque to everyone but the tracer that made it.
@@ -125,8 +134,12 @@ export interface ModeTracer {
   /** The rules of one family's --dry-run block (the text after the `# sync …` header). */
   fromDryRun(text: string, family: IPFamily): RuleSnapshot;
   trace(snapshot: RuleSnapshot, packet: TracePacket, node: TraceNode): PacketTrace;
-  /** The snapshot's kernel objects that belong to Service `namespace/name`. */
-  objectsOf(snapshot: RuleSnapshot, service: string): readonly KernelObject[];
+  /**
+   * The snapshot's kernel objects that belong to Service `namespace/name`. `addresses` are where the
+   * Service answers (from its objects, when the caller has them): a mode whose kernel objects carry no
+   * Service names (IPVS) finds them there.
+   */
+  objectsOf(snapshot: RuleSnapshot, service: string, addresses?: readonly ServiceAddressHint[]): readonly KernelObject[];
 }
 
 /** Type guard for readLive's result. */

@@ -1,1 +1,1 @@
-export { formatHostPort, parseHostPort, serviceOfPort, sortedEndpoints, traceWords } from './trace-words.js';
+export { formatHostPort, parseHostPort, portLabel, serviceOfPort, sortedEndpoints, traceWords } from './trace-words.js';

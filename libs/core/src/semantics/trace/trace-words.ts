@@ -31,14 +31,19 @@ export function serviceOfPort(servicePort: string): string {
   return colon < 0 ? servicePort : servicePort.slice(0, colon);
 }
 
+/** A Service port as a sentence names it: `ns/name:port`, or `ns/name` for an unnamed port (no dangling colon). */
+export function portLabel(servicePort: string): string {
+  return servicePort.endsWith(':') ? servicePort.slice(0, -1) : servicePort;
+}
+
 export const traceWords = {
   sentTo: (servicePort: string, count: number): string =>
-    `${servicePort} sends the connection to ${count === 1 ? 'its only endpoint' : `one of ${count} endpoints`}`,
-  noEndpoints: (servicePort: string): string => `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${servicePort}`,
+    `${portLabel(servicePort)} sends the connection to ${count === 1 ? 'its only endpoint' : `one of ${count} endpoints`}`,
+  noEndpoints: (servicePort: string): string => `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${portLabel(servicePort)}`,
   noLocalEndpoints: (servicePort: string, node: string): string =>
-    `externalTrafficPolicy Local and no local endpoint of ${servicePort} on ${node}`,
+    `externalTrafficPolicy Local and no local endpoint of ${portLabel(servicePort)} on ${node}`,
   outsideSourceRanges: (sourceIP: string, servicePort: string): string =>
-    `source ${sourceIP} is outside loadBalancerSourceRanges of ${servicePort}`,
+    `source ${sourceIP} is outside loadBalancerSourceRanges of ${portLabel(servicePort)}`,
   unallocatedClusterIP: (ip: string): string => `cluster IP ${ip} is not allocated to any Service`,
   invalidClusterIPPort: (ip: string, port: number, protocol: TraceProtocol): string =>
     `cluster IP ${ip} belongs to a Service, but not on ${protocol} port ${port}`,
@@ -51,7 +56,7 @@ export const traceWords = {
   masqueradeLocalSource: 'traffic the node itself sends to an external address is masqueraded',
   notMasqueraded: 'no rule marks the packet for masquerade; the source address is kept',
   noLocalEndpointsInternal: (servicePort: string, node: string): string =>
-    `internalTrafficPolicy Local and no local endpoint of ${servicePort} on ${node}`,
+    `internalTrafficPolicy Local and no local endpoint of ${portLabel(servicePort)} on ${node}`,
   masqueradeNotFromPodInterface: (interfaces: string): string =>
     `traffic to a cluster IP that does not arrive on ${interfaces} (the pods' interfaces) is masqueraded`,
   noLocalDetector: 'no local-traffic detector is configured (clusterCIDR or detectLocalMode), so cluster IP traffic keeps its source',
@@ -66,7 +71,7 @@ export const traceWords = {
   endpointOtherNodeHint: (node: string): string =>
     `topology hints send this node's traffic to endpoints hinted for node ${node}; this one is hinted for another`,
   endpointPortMismatch: (servicePort: string, slicePorts: string): string =>
-    `its EndpointSlice has no port named like ${servicePort} (it has ${slicePorts})`,
+    `its EndpointSlice has no port named like ${portLabel(servicePort)} (it has ${slicePorts})`,
   // Modes whose kernel objects do not name their Service (IPVS): the Service is named by where it answers.
   noEndpointsAt: (where: string): string => `the Service at ${where} has no ready endpoints`,
   serviceAddressWrongPort: (ip: string, port: number, protocol: TraceProtocol): string =>
@@ -75,9 +80,9 @@ export const traceWords = {
   // Userspace mode: the proxy socket itself answers a connection it cannot forward.
   proxyRefuses: (servicePort: string, protocol: TraceProtocol): string =>
     protocol === 'UDP'
-      ? `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${servicePort}: the userspace proxy drops the datagram`
-      : `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${servicePort}: the userspace proxy resets the connection`,
+      ? `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${portLabel(servicePort)}: the userspace proxy drops the datagram`
+      : `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${portLabel(servicePort)}: the userspace proxy resets the connection`,
   proxyEndpointsUnknown: (servicePort: string, proxy: string): string =>
-    `${servicePort} is captured to the userspace proxy socket ${proxy}, which forwards it to one of the Service's endpoints; the kernel does not hold them (the running proxy's /debug/trace names them)`,
+    `${portLabel(servicePort)} is captured to the userspace proxy socket ${proxy}, which forwards it to one of the Service's endpoints; the kernel does not hold them (the running proxy's /debug/trace names them)`,
   proxyConnectsFromNode: "the userspace proxy opens its own connection to the endpoint: the endpoint sees the node's address, not the client's",
 } as const;
