@@ -1,0 +1,96 @@
+/**
+ * The three things the trace bench times on one programmed namespace, each the median of a few
+ * rounds after one warm-up:
+ *  - the kernel tool's own save/list of the state (the yardstick: `iptables-{legacy,nft}-save`,
+ *    `nft list table ip kube-proxy`; stdout to /dev/null, so the tool alone);
+ *  - `bin/kube-proxy trace --live -o json` in the namespace (process start, reading and parsing the
+ *    kernel's state, one trace, the JSON; the mode detected from the kernel, as an operator runs it);
+ *  - in process, the mode's ModeTracer: readLive (the tools run and their output parsed) + trace.
+ * Every trace is checked to have found the traced Service's endpoints, so a fast wrong answer cannot pass.
+ */
+import { isNoRulesFound, type ModeTracer, type PacketTrace, type TraceNode, type TracePacket } from '@kube-proxy/core';
+import { kernelListCommand, type TraceBenchNode } from './trace-bench-node.js';
+import { KUBE_PROXY_BIN } from '../common/proxy-entry.js';
+
+const LIMIT_MS = 5 * 60 * 1000;
+
+/** The traced packet and what its trace must say. */
+export interface TraceTarget {
+  readonly packet: TracePacket;
+  readonly node: TraceNode;
+  /** `IP:PORT`, sorted. */
+  readonly endpoints: readonly string[];
+}
+
+export interface Timed {
+  readonly medianMs: number;
+  readonly roundsMs: readonly number[];
+}
+
+export interface InProcessTimed extends Timed {
+  /** readLive's share of the median round (tools + parsing), ms. */
+  readonly readMs: number;
+}
+
+const ms = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
+const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+
+async function rounds(n: number, once: () => Promise<number>): Promise<Timed> {
+  await once(); // warm-up: page cache, the kernel's own caches, the JIT
+  const roundsMs: number[] = [];
+  for (let i = 0; i < n; i++) roundsMs.push(await once());
+  return { medianMs: median(roundsMs), roundsMs };
+}
+
+function checkTrace(t: PacketTrace, target: TraceTarget, what: string): void {
+  if (t.verdict !== 'DNAT' || JSON.stringify(t.endpoints) !== JSON.stringify(target.endpoints)) {
+    throw new Error(`${what}: traced ${t.verdict} ${JSON.stringify(t.endpoints)}, want DNAT ${JSON.stringify(target.endpoints)}`);
+  }
+}
+
+/** The kernel tool's save/list of the whole state; resolves with the timings and the size of one listing. */
+export async function timeKernelList(node: TraceBenchNode, n: number): Promise<Timed & { bytes: number }> {
+  const { command, args } = kernelListCommand(node.mode);
+  const once = async (): Promise<number> => {
+    const t = process.hrtime.bigint();
+    const r = await node.ns.executor.run(command, args, { env: node.env, timeoutMs: LIMIT_MS, discardStdout: true });
+    const elapsed = ms(t);
+    if (r.exitCode !== 0) throw new Error(`${command} ${args.join(' ')}: ${r.spawnError ?? r.stderr.slice(0, 500)}`);
+    return elapsed;
+  };
+  const timed = await rounds(n, once);
+  const full = await node.ns.executor.run(command, args, { env: node.env, timeoutMs: LIMIT_MS });
+  return { ...timed, bytes: Buffer.byteLength(full.stdout) };
+}
+
+/** `bin/kube-proxy trace --live -o json …` in the namespace, wall time spawn → exit. */
+export async function timeTraceCli(node: TraceBenchNode, target: TraceTarget, n: number): Promise<Timed> {
+  const p = target.packet;
+  const args = ['trace', '--live', '-o', 'json', `--from=${p.sourceIP}`, `--to=${p.destIP}:${p.destPort}`, `--protocol=${p.protocol}`];
+  for (const a of target.node.addresses) args.push(`--node-address=${a}`);
+  return rounds(n, async () => {
+    const t = process.hrtime.bigint();
+    const r = await node.ns.executor.run(KUBE_PROXY_BIN, args, { env: node.env, timeoutMs: LIMIT_MS });
+    const elapsed = ms(t);
+    if (r.exitCode !== 0) throw new Error(`kube-proxy ${args.join(' ')} exited ${String(r.exitCode)}: ${r.spawnError ?? r.stderr.slice(-1500)}`);
+    checkTrace(JSON.parse(r.stdout) as PacketTrace, target, 'trace --live (CLI)');
+    return elapsed;
+  });
+}
+
+/** The tracer in this process: readLive over the namespace's tools, then one trace. */
+export async function timeTracerInProcess(node: TraceBenchNode, tracer: ModeTracer, target: TraceTarget, n: number): Promise<InProcessTimed> {
+  const reads: number[] = [];
+  const timed = await rounds(n, async () => {
+    const t = process.hrtime.bigint();
+    const snapshot = await tracer.readLive(node.ns.executor, target.packet.family);
+    const readMs = ms(t);
+    if (isNoRulesFound(snapshot)) throw new Error(`${tracer.mode} tracer found no rules; it looked for ${snapshot.lookedFor}`);
+    checkTrace(tracer.trace(snapshot, target.packet, target.node), target, `${tracer.mode} tracer`);
+    reads.push(readMs);
+    return ms(t);
+  });
+  // reads[0] is the warm-up's; the median round's read is the one at the same index + 1.
+  const readMs = reads[1 + timed.roundsMs.indexOf(timed.medianMs)] ?? Number.NaN;
+  return { ...timed, readMs };
+}
