@@ -56,3 +56,6 @@ export { canaryFlushMonitor, IPTABLES_FLUSH_POLL_MS, IPTABLES_FLUSH_TIMEOUT_MS }
 export { cleanupAllIptables, cleanupIptables, OWNED_CHAINS } from './cleanup.js';
 export { NfacctClient, NfacctCounters, NFACCT_READ_CACHE_MS, parseNfacctList } from './nfacct/index.js';
 export type { NfacctCounterValue, NfacctPackets, NfacctPresence } from './nfacct/index.js';
+
+// `kube-proxy trace` / `explain` for the iptables mode (also reached as the plugin's `tracer`).
+export { iptablesTracer, type IptablesSnapshot } from './trace/index.js';

@@ -5,6 +5,7 @@ import { cleanupAllIptables } from './cleanup.js';
 import { NfacctClient, NfacctCounters } from './nfacct/index.js';
 import { IptablesProxier } from './proxier/iptables-proxier.js';
 import { defineIptablesModeMetrics } from './metrics.js';
+import { iptablesTracer } from './trace/index.js';
 
 /**
  * The iptables proxy mode (upstream's default on Linux): one IptablesProxier per family. nfacct
@@ -47,6 +48,8 @@ export const iptablesBackend = defineBackend<BackendPorts, NfacctCounters | unde
   },
   cleanup: (ports) => cleanupAllIptables({ executor: ports.executor, logger: ports.logger }),
   cleanupSubject: 'iptables rules',
+  // `kube-proxy trace` / `explain` over our --dry-run output or this host's rules (upstream's too).
+  tracer: iptablesTracer,
 });
 
 export default iptablesBackend;

@@ -6,6 +6,7 @@ import { MemoryNft } from './kernel/memory-nft.js';
 import { familyOf } from './nft/nft-objects.js';
 import { NftablesProxier } from './proxier/nftables-proxier.js';
 import { defineNftablesModeMetrics } from './metrics.js';
+import { nftablesTracer } from './trace/nftables-tracer.js';
 
 /** The nftables proxy mode (upstream's GA mode since v1.33): one NftablesProxier per family, each its own table. */
 export const nftablesBackend = defineBackend({
@@ -39,6 +40,8 @@ export const nftablesBackend = defineBackend({
     return cleanupNftables({ executor: ports.executor, logger: ports.logger });
   },
   cleanupSubject: 'nftables tables',
+  // `kube-proxy trace` / `explain`: over our table or upstream's, from --dry-run or the kernel.
+  tracer: nftablesTracer,
 });
 
 export default nftablesBackend;

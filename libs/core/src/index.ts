@@ -368,3 +368,26 @@ export { fakeContainer, type PluginContainer } from './testing/fake-container.js
 // eslint-disable-next-line no-restricted-imports -- the v1 SDK's test helpers stay on this entry point (compatibility policy)
 export { StringSink, TEST_HOST, testContext, type TestContextOverrides } from './testing/test-context.js';
 export { formatHostPort, parseHostPort, serviceOfPort, sortedEndpoints, traceWords } from './semantics/trace/index.js';
+export {
+  type AddressKind,
+  type AnsweringAddress,
+  type CompareOptions,
+  compareWithKernel,
+  type EndpointFacts,
+  type ExcludedEndpoint,
+  type ExclusionReason,
+  type ExplainConfig,
+  type ExplainInput,
+  type ExplainNode,
+  explainService,
+  formatExplanation,
+  type MasqueradeExplanation,
+  type MasqueradeWhen,
+  type NoEndpointVerdict,
+  type NodePortExplanation,
+  type PortExplanation,
+  type ServiceExplanation,
+  type SourceRangeExplanation,
+  type TrafficClass,
+  type TrafficClassExplanation,
+} from './semantics/explain/index.js';

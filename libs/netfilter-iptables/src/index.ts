@@ -43,3 +43,23 @@ export type { JumpRule, LeftoverTable, OwnedChain } from './leftovers/leftover-r
 
 // Upstream's iptables metrics, defined through core's MetricsRegistry by the backends that write them.
 export { IPTABLES_PARTIAL_RESTORE_FAILURES, IPTABLES_RESTORE_FAILURES, IPTABLES_RULES_LAST, IPTABLES_RULES_TOTAL } from './metrics.js';
+
+// Packet tracing over iptables-save text (iptables mode, and the iptables parts of IPVS and userspace modes).
+export { parseIptablesSave, savedChain } from './trace/saved-tables.js';
+export type { SavedChain, SavedTable, SavedTables } from './trace/saved-tables.js';
+export { parseSavedRule } from './trace/saved-rule.js';
+export type { RuleMatch, RuleTarget, SavedRule } from './trace/saved-rule.js';
+export { traceIptables } from './trace/trace-iptables.js';
+export { parseDnatDestination } from './trace/chain-walker.js';
+export type {
+  IptablesDnatChoice,
+  IptablesRuleRef,
+  IptablesStepAction,
+  IptablesTrace,
+  IptablesTraceOptions,
+  IptablesTraceStep,
+  IptablesVerdict,
+} from './trace/trace-types.js';
+export { countRulesInChains, readIptablesSaveVariants } from './trace/read-saved-tables.js';
+export type { IptablesSaveRead, IptablesSaveReadResult, IptablesSaveVariant } from './trace/read-saved-tables.js';
+export { servicePortOfComment } from './trace/service-comment.js';

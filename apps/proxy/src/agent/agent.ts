@@ -18,7 +18,7 @@ import { parseBindAddress } from './bind-address.js';
 import { checkBridgeNetfilter, setupConntrack } from './conntrack-setup.js';
 import { healthzHandler } from './healthz-handler.js';
 import { ManagedHttpServer } from './managed-http-server.js';
-import { metricsHandler } from './metrics-handler.js';
+import { metricsHandler, type DebugRoute } from './metrics-handler.js';
 import { NodeEligibilityHandler } from './node-eligibility-handler.js';
 import type { NodeEventRecorder } from './node-events.js';
 import { noopServiceHealthServer } from './noop-service-health-server.js';
@@ -41,6 +41,8 @@ export interface ProxyAgentOptions {
   readonly sourceHealth?: SourceHealth;
   /** Where failed host setup (conntrack sysctls, oom_score_adj) is reported as Node events; none by default. */
   readonly events?: NodeEventRecorder;
+  /** /debug/trace and /debug/explain on the metrics server (the app's; none by default). */
+  readonly debug?: DebugRoute;
   /** Test seams. */
   readonly numCPU?: number;
   readonly writeFile?: FileWriter;
@@ -97,7 +99,7 @@ export class ProxyAgent {
       this.metricsServer = new ManagedHttpServer({
         name: 'metrics',
         address: parseBindAddress(config.metricsBindAddress),
-        handler: metricsHandler({ metrics: this.metrics, mode, config, logger }),
+        handler: metricsHandler({ metrics: this.metrics, mode, config, logger, ...(opts.debug ? { debug: opts.debug } : {}) }),
         logger,
         clock,
         hardFail,

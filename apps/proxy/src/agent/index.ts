@@ -9,3 +9,4 @@ export * from './oom-score.js';
 export * from './node-events.js';
 export * from './bind-address.js';
 export * from './source-health.js';
+export type { DebugResponse, DebugRoute } from './metrics-handler.js';

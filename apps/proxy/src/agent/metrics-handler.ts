@@ -2,6 +2,18 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { KubeProxyConfiguration, Logger, PromProxyMetrics } from '@kube-proxy/core';
 import { pathOf, sendJSON, sendNotFound, sendText } from './http-responses.js';
 
+/** A /debug answer: the status and the JSON body. */
+export interface DebugResponse {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/**
+ * The /debug/… routes (trace, explain) the app serves on the metrics server: undefined for a path it
+ * does not answer.
+ */
+export type DebugRoute = (path: string, query: URLSearchParams) => Promise<DebugResponse> | undefined;
+
 /** configz's key for kube-proxy's component config (the API group). */
 export const CONFIGZ_GROUP = 'kubeproxy.config.k8s.io';
 
@@ -15,9 +27,12 @@ export function metricsHandler(opts: {
   readonly mode: string;
   readonly config: KubeProxyConfiguration;
   readonly logger: Logger;
+  readonly debug?: DebugRoute;
 }): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
-    switch (pathOf(req.url)) {
+    const path = pathOf(req.url);
+    if (opts.debug && path.startsWith('/debug/') && serveDebug(opts.debug, path, req, res, opts.logger)) return;
+    switch (path) {
       case '/metrics':
         opts.metrics.scrape().then(
           ({ contentType, body }) => sendText(res, 200, body, contentType),
@@ -40,4 +55,19 @@ export function metricsHandler(opts: {
         sendNotFound(res);
     }
   };
+}
+
+/** Answers a /debug route when `route` has it; false when it does not (a 404 follows). */
+function serveDebug(route: DebugRoute, path: string, req: IncomingMessage, res: ServerResponse, logger: Logger): boolean {
+  const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
+  const pending = route(path, query);
+  if (!pending) return false;
+  pending.then(
+    ({ status, body }) => sendJSON(res, status, JSON.stringify(body) + '\n'),
+    (err: unknown) => {
+      logger.error('Failed to answer a debug request', { path, err: String(err) });
+      sendJSON(res, 500, JSON.stringify({ error: String(err) }) + '\n');
+    },
+  );
+  return true;
 }

@@ -1,17 +1,8 @@
 import { writeFile } from 'node:fs/promises';
-import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import type { DependencyContainer } from 'tsyringe';
 import {
-  CLOCK,
-  COMMAND_EXECUTOR,
-  ConfigError,
-  ExecaCommandExecutor,
-  FlagError,
-  HOST_FS,
-  LOGGER,
-  NodeHostFs,
   PROVIDER,
   PROXY_CONTEXT,
-  ProcSysctl,
   SYSCTL,
   createLogger,
   encodeConfiguration,
@@ -19,7 +10,6 @@ import {
   parseFlags,
   systemClock,
   type BackendPlugin,
-  type CommandExecutor,
   type HostCapabilities,
   type KubeProxyConfiguration,
   type Logger,
@@ -29,26 +19,24 @@ import {
   type Sysctl,
   type TextSink,
 } from '@kube-proxy/core';
-import { BUILTIN_BACKENDS } from '../registry/builtin-backends.js';
-import { detectHost } from './detect-host.js';
-import { BackendRegistry, PluginContractError } from '../registry/backend-registry.js';
-import { loadPluginModule } from '../registry/load-plugin.js';
+import type { BackendRegistry } from '../registry/backend-registry.js';
 import { cleanupOtherModes } from '../mode/switch-cleanup.js';
-import { IPVS_DEPRECATION_MESSAGE, ModeSelectionError, selectMode } from '../mode/select-mode.js';
-import { ObjectValidation } from '../sources/validating-handlers.js';
-import { openSource, type OpenedSource } from './open-source.js';
-import { KubeClientConfigError, NodeWaitError } from '../sources/api/api-source-errors.js';
-import { resolveNodeIPs, resolveNodeName } from '../node/node-identity.js';
-import { proxiedFamilies } from '../node/families.js';
+import { IPVS_DEPRECATION_MESSAGE, selectMode } from '../mode/select-mode.js';
+import type { ObjectValidation } from '../sources/validating-handlers.js';
+import type { OpenedSource } from './open-source.js';
 import { ConfigFileWatch } from './config-file-watch.js';
-import { DryRunGuardExecutor } from './dry-run-guard.js';
+import { DebugState } from '../trace/debug-state.js';
+import { debugRoutes } from '../trace/debug-routes.js';
+import type { ObjectStore } from '../trace/object-store.js';
+import { openRunHost, openRunObjects } from './run-setup.js';
 import { stdoutSink } from './stdout-sink.js';
-import { InvalidConfigurationError, loadConfiguration } from './load-configuration.js';
+import { loadConfiguration } from './load-configuration.js';
+import { knownFailure } from './cli-failure.js';
+import { runSubcommand } from './subcommand.js';
 import { duringInterruptibleWork, onceTerminated } from './signals.js';
 import { versionLine } from './version.js';
 import {
   ProxyAgent,
-  ServerBindError,
   apiSourceHealth,
   fanOutNodeHandler,
   healthTimeoutMs,
@@ -67,6 +55,8 @@ export async function runCli(argv: readonly string[], io: CliIO = { stdout: proc
     io.stderr.write(`kube-proxy: ${message}\n`);
     return code;
   };
+  const command = argv[0];
+  if (command === 'trace' || command === 'explain') return runSubcommand(command, argv.slice(1), io);
 
   let parsed: ParsedFlags;
   let config: KubeProxyConfiguration;
@@ -83,9 +73,8 @@ export async function runCli(argv: readonly string[], io: CliIO = { stdout: proc
     }
     ({ config, fileText: configFileText } = await loadConfiguration(parsed));
   } catch (err) {
-    if (err instanceof FlagError) return fail(`${err.message} (see --help)`);
-    if (err instanceof ConfigError) return fail(`invalid configuration: ${err.describe()}`);
-    if (err instanceof InvalidConfigurationError) return fail(err.message);
+    const known = knownFailure(err);
+    if (known) return fail(known.message, known.code);
     throw err;
   }
 
@@ -100,10 +89,8 @@ export async function runCli(argv: readonly string[], io: CliIO = { stdout: proc
   try {
     return await runProxy(parsed, config, configFileText, logger, io);
   } catch (err) {
-    if (err instanceof ModeSelectionError) return fail(err.message, err.exitCode);
-    if (err instanceof PluginContractError) return fail(err.message);
-    if (err instanceof KubeClientConfigError || err instanceof NodeWaitError) return fail(err.message);
-    if (err instanceof ServerBindError) return fail(err.message);
+    const known = knownFailure(err);
+    if (known) return fail(known.message, known.code);
     logger.error('kube-proxy failed', { err: (err as Error).stack ?? String(err) });
     return 1;
   }
@@ -119,39 +106,21 @@ async function runProxy(
   const { options } = parsed;
   logger.info(versionLine());
 
-  const realExecutor = new ExecaCommandExecutor();
-  const executor: CommandExecutor = options.dryRun ? new DryRunGuardExecutor(realExecutor) : realExecutor;
-  const hostFs = new NodeHostFs();
-  const host = await detectHost(hostFs, executor, logger);
-  logger.verbose('Host capabilities', { host });
-
-  const registry = await loadBackends(config, logger);
-  const base = rootContainer.createChildContainer();
-  base.register(LOGGER, { useValue: logger });
-  base.register(CLOCK, { useValue: systemClock });
-  base.register(COMMAND_EXECUTOR, { useValue: executor });
-  base.register(SYSCTL, { useValue: new ProcSysctl() });
-  base.register(HOST_FS, { useValue: hostFs });
-
-  const nodeName = resolveNodeName(config.hostnameOverride);
+  const run = await openRunHost(options, config, logger);
+  const { registry, base, nodeName, host } = run;
   // A signal during --cleanup exits 1: the leftovers may be half removed.
   if (options.cleanup) return duringInterruptibleWork(1, () => cleanupAll(registry, base, config, nodeName, host, logger));
 
-  // Every source's objects pass validation at the edge before anything uses them (the node IPs, the
-  // Provider): what the API server would refuse is skipped, logged and counted.
-  const validation = new ObjectValidation(logger.child({ component: 'validation' }));
-  const { source, apiSource, nodeEvents } = await openSource(options, config, nodeName, validation, logger);
-
-  const sourceNode = source.node();
-  const node = validation.admitNode(sourceNode);
-  if (!sourceNode) logger.warn('This node was not found', { node: nodeName });
-  const { primary, ips } = resolveNodeIPs(config.bindAddress, node, logger);
-  const families = proxiedFamilies({ primary, nodeIPs: ips, clusterCIDR: config.clusterCIDR, dryRun: options.dryRun, host });
+  const objects = await openRunObjects(run, options, config, logger);
+  const { source, apiSource, nodeEvents, nodeIPs: ips, families, validation } = objects;
 
   const plugin = await selectMode({ requested: config.mode, registry, host, logger, dryRun: options.dryRun, config });
   // As upstream, the IPVS deprecation also goes to the Node as a Warning event (never in --dry-run).
   if (plugin.name === 'ipvs') nodeEvents.warning('IPVSDeprecation', IPVS_DEPRECATION_MESSAGE);
-  const sink: TextSink = stdoutSink(io.stdout);
+  // /debug/trace and /debug/explain answer from what this run holds: its objects, and the last block
+  // it printed (--dry-run) or its kernel's rules.
+  const debug = new DebugState({ plugin, config, nodeName, families, nodeIPs: ips, executor: run.executor, dryRun: options.dryRun });
+  const sink: TextSink = debug.recordingSink(stdoutSink(io.stdout));
   const context: ProxyContext = { config, nodeName, nodeIPs: ips, families, dryRun: options.dryRun, dryRunSink: sink, host };
   logger.info('Starting proxier', { mode: plugin.name, node: nodeName, nodeIPs: ips, families, dryRun: options.dryRun });
 
@@ -167,6 +136,7 @@ async function runProxy(
     clock: systemClock,
     sysctl: base.resolve<Sysctl>(SYSCTL),
     events: nodeEvents,
+    debug: debugRoutes(debug),
     // /healthz (not /livez) also fails once the API server has been unreachable for the healthz timeout.
     ...(apiSource ? { sourceHealth: apiSourceHealth(apiSource, healthTimeoutMs(config, plugin.name)) } : {}),
   });
@@ -184,23 +154,12 @@ async function runProxy(
   await agent.start();
 
   validation.useMetricsFrom(scope);
-  const outcome = await serveUntilDone(options, configFileText, source, provider, agent, validation);
+  const outcome = await serveUntilDone(options, configFileText, source, provider, agent, validation, debug.objects);
   // Settled by now (a stopped provider rejects its first sync) or a cleanup already running: finished,
   // so that --once has removed the other modes' leftovers when it exits.
   await switchCleanup;
   await agent.stop();
   return exitCodeOf(outcome, logger);
-}
-
-/** The built-in backends and those of --backend-plugin (config.backendPlugins), loaded in order. */
-async function loadBackends(config: KubeProxyConfiguration, logger: Logger): Promise<BackendRegistry> {
-  const registry = new BackendRegistry();
-  for (const b of BUILTIN_BACKENDS) registry.register(b, `built-in backend ${b.name}`);
-  for (const spec of config.backendPlugins) {
-    const plugin = registry.register(await loadPluginModule(spec), `--backend-plugin=${spec}`);
-    logger.info('Loaded backend plugin', { module: spec, mode: plugin.name, version: plugin.version });
-  }
-  return registry;
 }
 
 /** Why a run ended: its sync loop ended, a signal, --once's first sync, or a changed --config file. */
@@ -218,19 +177,22 @@ async function serveUntilDone(
   provider: Provider,
   agent: ProxyAgent,
   validation: ObjectValidation,
+  store: ObjectStore,
 ): Promise<RunOutcome> {
   const terminated = onceTerminated();
   // Timers elsewhere are unref'd so a finished run can exit; while the proxy serves, this handle keeps
   // the process alive even when every API connection is down and only backoff timers are pending.
   const keepAlive = setInterval(() => undefined, 60_000);
   source.start(
-    validation.wrap({
-      services: provider,
-      endpointSlices: provider,
-      node: fanOutNodeHandler(provider, agent.nodeHandler),
-      // Only a provider that takes ServiceCIDRs gets them (and costs the API server a watch).
-      ...(typeof provider.onServiceCIDRsChanged === 'function' ? { serviceCIDRs: provider as Required<Pick<Provider, 'onServiceCIDRsChanged'>> } : {}),
-    }),
+    validation.wrap(
+      store.tap({
+        services: provider,
+        endpointSlices: provider,
+        node: fanOutNodeHandler(provider, agent.nodeHandler),
+        // Only a provider that takes ServiceCIDRs gets them (and costs the API server a watch).
+        ...(typeof provider.onServiceCIDRsChanged === 'function' ? { serviceCIDRs: provider as Required<Pick<Provider, 'onServiceCIDRsChanged'>> } : {}),
+      }),
+    ),
   );
   const loop = provider.syncLoop();
   // As upstream: a changed or removed --config file ends the process (non-zero), and the DaemonSet

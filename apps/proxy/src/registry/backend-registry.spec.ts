@@ -73,3 +73,19 @@ describe('BackendRegistry refusals', () => {
     expect(new BackendRegistry().register(plugin(), 'p').cleanup).toBeUndefined();
   });
 });
+
+describe('BackendRegistry and tracers', () => {
+  const tracer = { mode: 'echo', readLive: () => undefined, fromDryRun: () => undefined, trace: () => undefined, objectsOf: () => [] };
+
+  it("keeps a plugin's tracer (trace, explain and /debug use it) and leaves it absent when there is none", () => {
+    expect(new BackendRegistry().register(plugin({ tracer }), 'p').tracer).toBe(tracer);
+    expect(new BackendRegistry().register(plugin(), 'p').tracer).toBeUndefined();
+  });
+
+  it('refuses a tracer without the contract methods, naming them', () => {
+    expect(() => new BackendRegistry().register(plugin({ tracer: { mode: 'echo', trace: () => undefined } }), 'p')).toThrow(
+      new PluginContractError('p: backend plugin "echo" tracer must have readLive(), fromDryRun(), objectsOf()'),
+    );
+    expect(() => new BackendRegistry().register(plugin({ tracer: 'yes' }), 'p')).toThrow(/tracer must have readLive\(\), fromDryRun\(\), trace\(\), objectsOf\(\)/);
+  });
+});

@@ -42,7 +42,7 @@ export class BackendRegistry {
  * a plugin written as a class keeps its `this`.
  */
 function guardRegister(plugin: BackendPlugin, origin: string): BackendPlugin {
-  const cleanup = plugin.cleanup;
+  const { cleanup, tracer } = plugin;
   return {
     apiVersion: plugin.apiVersion,
     name: plugin.name,
@@ -57,6 +57,8 @@ function guardRegister(plugin: BackendPlugin, origin: string): BackendPlugin {
       }
     },
     ...(cleanup ? { cleanup: (container, context) => cleanup.call(plugin, container, context) } : {}),
+    // `trace` / `explain` and /debug use the mode's tracer (core 0.3.0); a plugin without one is not traceable.
+    ...(tracer ? { tracer } : {}),
   };
 }
 
@@ -87,5 +89,18 @@ function checkPluginShape(value: unknown, origin: string): BackendPlugin {
   if (p['cleanup'] !== undefined && typeof p['cleanup'] !== 'function') {
     throw new PluginContractError(`${origin}: backend plugin "${String(p['name'])}" cleanup must be a function`);
   }
+  checkTracerShape(p, origin);
   return value as BackendPlugin;
+}
+
+const TRACER_METHODS = ['readLive', 'fromDryRun', 'trace', 'objectsOf'] as const;
+
+function checkTracerShape(p: Record<string, unknown>, origin: string): void {
+  const tracer = p['tracer'];
+  if (tracer === undefined) return;
+  const t = tracer as Record<string, unknown> | null;
+  const missing = typeof t === 'object' && t !== null ? TRACER_METHODS.filter((m) => typeof t[m] !== 'function') : TRACER_METHODS;
+  if (missing.length > 0) {
+    throw new PluginContractError(`${origin}: backend plugin "${String(p['name'])}" tracer must have ${missing.map((m) => `${m}()`).join(', ')}`);
+  }
 }

@@ -30,6 +30,14 @@ export function formatHelp(): string {
     '',
     'Usage:',
     '  kube-proxy [flags]',
+    '  kube-proxy trace [flags] --from=IP[:PORT] --to=IP:PORT [--protocol=TCP|UDP|SCTP] [--live] [-o text|json]',
+    '  kube-proxy explain [flags] [--live] NAMESPACE/NAME [-o text|json]',
+    '',
+    'Commands:',
+    '  trace     Say where one packet goes through the Service rules and why (offline, or --live on this node)',
+    '  explain   Say what one Service means on this node: addresses, endpoints, masquerade, kernel objects',
+    '',
+    'Each command takes the flags below, plus its own (kube-proxy trace --help, kube-proxy explain --help).',
   ];
   for (const group of ['proxy', 'logging', 'kube-proxy-ts'] as const) {
     const specs = KUBE_PROXY_FLAGS.filter((f) => f.group === group && !f.deprecated && !(f.noEffect && group !== 'logging'));

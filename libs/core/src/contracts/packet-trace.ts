@@ -90,6 +90,11 @@ export interface KernelObject {
   readonly rules: number;
   /** Endpoints it sends to, when it sends to any (`IP:PORT`). */
   readonly endpoints?: readonly string[];
+  /**
+   * The Service port it belongs to (`namespace/name:portName`), when the object is one port's (a
+   * service or endpoint chain, a virtual server): lets `explain` name the port in a difference.
+   */
+  readonly servicePort?: string;
 }
 
 /**

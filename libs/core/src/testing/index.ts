@@ -21,3 +21,10 @@ export { StringSink, TEST_HOST, testContext, type TestContextOverrides } from '.
 export { testServicePort } from './test-service-port.js';
 export { BENIGN_NAME, HOSTILE_NAMES, type HostileName } from './hostile-names.js';
 export { defineUpstreamModeMetrics } from './upstream-mode-metrics.js';
+export {
+  explainTestConfig,
+  explainTestNode,
+  explainTestService,
+  explainTestSlice,
+  type TestSliceEndpoint,
+} from './explain-objects.js';

@@ -1,12 +1,13 @@
 /**
- * Test support: a TypeScript port of upstream proxier_test.go's packet tracer (tracePacket /
- * runPacketFlowTests) over netfilter-iptables' FakeIPTables, so that upstream's packet-flow
- * expectations can be checked against our payloads, and the node conventions of its fake proxier.
+ * Test support: upstream proxier_test.go's tracePacket / runPacketFlowTests over netfilter-iptables'
+ * FakeIPTables, answered by the production tracer (traceIptables), so that upstream's packet-flow
+ * expectations check both our payloads and the tracer `kube-proxy trace` uses; and the node
+ * conventions of upstream's fake proxier.
  */
-import { FakeIPTables, getChain, type Rule } from '@kube-proxy/netfilter-iptables/testing';
-
-// ---------------------------------------------------------------------------------------------
-// Packet tracer (proxier_test.go's iptablesTracer)
+import type { TracePacket, TraceProtocol } from '@kube-proxy/core';
+import { ipFamilyOf } from '@kube-proxy/core';
+import { parseIptablesSave, traceIptables, type IptablesTrace } from '@kube-proxy/netfilter-iptables';
+import { dumpToString, type FakeIPTables } from '@kube-proxy/netfilter-iptables/testing';
 
 /** Conventions of upstream's proxier tests (NewFakeProxier). */
 export const TEST_NODE_NAME = 'test-node';
@@ -19,116 +20,17 @@ export const TEST_EXTERNAL_CLIENT = '203.0.113.2';
 export const TEST_EXTERNAL_CLIENT_BLOCKED = '203.0.113.130';
 export const TEST_NODE_IPS = [TEST_NODE_IP, TEST_NODE_IP_ALT, TEST_EXTERNAL_IP, TEST_NODE_IPV6, TEST_NODE_IPV6_ALT];
 
-function parseV4(ip: string): number | null {
-  const p = ip.split('.');
-  if (p.length !== 4 || p.some((x) => !/^\d+$/.test(x))) return null;
-  return p.reduce((v, x) => v * 256 + Number(x), 0);
-}
-
-function parseV6(ip: string): bigint | null {
-  if (!ip.includes(':')) return null;
-  const [head, tail] = ip.includes('::') ? ip.split('::') : [ip, undefined];
-  const h = head === '' ? [] : head!.split(':');
-  const t = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
-  if (groups.length !== 8) return null;
-  return groups.reduce((v, g) => (v << 16n) | BigInt(parseInt(g, 16)), 0n);
-}
-
-function cidrMatch(value: string, ip: string): boolean {
-  if (value.includes('/')) {
-    const [base, bitsText] = value.split('/');
-    const bits = Number(bitsText);
-    const b4 = parseV4(base!);
-    const i4 = parseV4(ip);
-    if (b4 !== null) {
-      if (i4 === null) return false;
-      if (bits === 0) return true;
-      const s = 2 ** (32 - bits);
-      return Math.floor(b4 / s) === Math.floor(i4 / s);
-    }
-    const b6 = parseV6(base!);
-    const i6 = parseV6(ip);
-    if (b6 === null || i6 === null) return false;
-    const s = BigInt(128 - bits);
-    return b6 >> s === i6 >> s;
-  }
-  const a4 = parseV4(value);
-  if (a4 !== null) return a4 === parseV4(ip);
-  const a6 = parseV6(value);
-  return a6 !== null && a6 === parseV6(ip);
-}
-
-function addressMatches(v: { negated: boolean; value: string }, ip: string): boolean {
-  const m = cidrMatch(v.value, ip);
-  return (!v.negated && m) || (v.negated && !m);
-}
-
-function valueMatches(v: { negated: boolean; value: string }, cmp: string): boolean {
-  return v.negated ? v.value !== cmp : v.value === cmp;
-}
-
-class Tracer {
-  readonly matches: string[] = [];
-  readonly outputs: string[] = [];
-  markMasq = false;
-  private readonly localIPs: Set<string>;
-
-  constructor(
-    private readonly ipt: FakeIPTables,
-    nodeIPs: readonly string[],
-  ) {
-    this.localIPs = new Set(['127.0.0.1', '::1', ...nodeIPs]);
-  }
-
-  ruleMatches(rule: Rule, sourceIP: string, protocol: string, destIP: string, destPort: string): boolean {
-    if (rule.sourceAddress !== undefined && !addressMatches(rule.sourceAddress, sourceIP)) return false;
-    if (rule.sourceType !== undefined && !valueMatches(rule.sourceType, this.localIPs.has(sourceIP) ? 'LOCAL' : 'not-matched')) return false;
-    if (rule.protocol !== undefined && !valueMatches(rule.protocol, protocol)) return false;
-    if (rule.destinationAddress !== undefined && !addressMatches(rule.destinationAddress, destIP)) return false;
-    if (rule.destinationType !== undefined && !valueMatches(rule.destinationType, this.localIPs.has(destIP) ? 'LOCAL' : 'not-matched')) return false;
-    if (rule.destinationPort !== undefined && !valueMatches(rule.destinationPort, destPort)) return false;
-    // Any rule that checks for past state/history does not match.
-    if (rule.affinityCheck !== undefined || rule.markCheck !== undefined || rule.ctStateCheck !== undefined) return false;
-    return true;
-  }
-
-  runChain(table: string, chain: string, sourceIP: string, protocol: string, destIP: string, destPort: string): boolean {
-    const c = getChain(this.ipt.dump, table, chain);
-    if (c === undefined) return false;
-    for (const rule of c.rules) {
-      if (rule.jump === undefined) continue;
-      if (!this.ruleMatches(rule, sourceIP, protocol, destIP, destPort)) continue;
-      this.matches.push(rule.raw);
-      switch (rule.jump.value) {
-        case 'KUBE-MARK-MASQ':
-          this.markMasq = true;
-          continue;
-        case 'ACCEPT':
-        case 'REJECT':
-        case 'DROP':
-          this.outputs.push(rule.jump.value);
-          return true;
-        case 'DNAT':
-          this.outputs.push(rule.dnatDestination!.value);
-          return true;
-        default: {
-          const terminated = this.runChain(table, rule.jump.value, sourceIP, protocol, destIP, destPort);
-          if (terminated && rule.probability === undefined) return true;
-        }
-      }
-    }
-    return false;
-  }
-}
-
 export interface PacketResult {
   matches: string[];
   output: string;
   masq: boolean;
 }
 
-/** proxier_test.go's tracePacket. */
+/**
+ * proxier_test.go's tracePacket, answered by the production tracer (netfilter-iptables' traceIptables)
+ * over the fake's current tables. The output is upstream's: the DNAT destinations joined by ", ", or
+ * the filter verdict (REJECT, DROP, or ACCEPT when a filter rule accepted the packet), or "".
+ */
 export function tracePacket(
   ipt: FakeIPTables,
   sourceIP: string,
@@ -137,17 +39,23 @@ export function tracePacket(
   destPort: string,
   nodeIPs: readonly string[],
 ): PacketResult {
-  const tracer = new Tracer(ipt, nodeIPs);
-  tracer.runChain('nat', 'PREROUTING', sourceIP, protocol, destIP, destPort);
-  if (tracer.outputs.length !== 0) {
-    // Go's strings.Split(output, ":")[0] (upstream only traces IPv4 here).
-    destIP = tracer.outputs[0].split(':')[0];
-  }
-  tracer.runChain('filter', 'KUBE-SERVICES', sourceIP, protocol, destIP, destPort);
-  tracer.runChain('filter', 'KUBE-EXTERNAL-SERVICES', sourceIP, protocol, destIP, destPort);
-  tracer.runChain('filter', 'KUBE-NODEPORTS', sourceIP, protocol, destIP, destPort);
-  tracer.runChain('filter', 'KUBE-PROXY-FIREWALL', sourceIP, protocol, destIP, destPort);
-  return { matches: tracer.matches, output: tracer.outputs.join(', '), masq: tracer.markMasq };
+  const tables = parseIptablesSave(dumpToString(ipt.dump));
+  const packet: TracePacket = {
+    family: ipFamilyOf(destIP) ?? 'IPv4',
+    protocol: protocol.toUpperCase() as TraceProtocol,
+    sourceIP,
+    destIP,
+    destPort: Number(destPort),
+    locallyGenerated: nodeIPs.includes(sourceIP),
+  };
+  const trace = traceIptables(tables, packet, { name: TEST_NODE_NAME, addresses: nodeIPs });
+  return { matches: trace.steps.map((s) => s.rule), output: upstreamOutput(trace), masq: trace.masquerade };
+}
+
+function upstreamOutput(trace: IptablesTrace): string {
+  if (trace.verdict === 'REJECT' || trace.verdict === 'DROP') return trace.verdict;
+  if (trace.dnat.length > 0) return trace.dnat.map((d) => d.destination).join(', ');
+  return trace.steps.some((s) => s.table === 'filter' && s.action === 'accept') ? 'ACCEPT' : '';
 }
 
 export interface PacketFlowTest {

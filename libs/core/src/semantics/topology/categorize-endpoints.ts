@@ -5,7 +5,7 @@ import { DEFAULT_TOPOLOGY_GATES, type TopologyGates } from './topology-gates.js'
 import type { CategorizedEndpoints } from './types.js';
 
 /** How cluster-policy endpoints are narrowed by topology hints. */
-type TopologyMode = '' | 'PreferSameZone' | 'PreferSameNode';
+export type TopologyMode = '' | 'PreferSameZone' | 'PreferSameNode';
 
 const EMPTY: readonly Endpoint[] = [];
 
@@ -111,7 +111,7 @@ export function categorizeEndpoints(
  * no topology. All-or-nothing, because a partly hinted set means the controller is mid-update or gave
  * up, and routing by a partial view could overload the few hinted endpoints.
  */
-function topologyModeFromHints(endpoints: readonly Endpoint[], nodeName: string, zone: string, nodeHintsEnabled: boolean): TopologyMode {
+export function topologyModeFromHints(endpoints: readonly Endpoint[], nodeName: string, zone: string, nodeHintsEnabled: boolean): TopologyMode {
   let hasReady = false;
   let allHaveNodeHints = true;
   let hasForNode = false;

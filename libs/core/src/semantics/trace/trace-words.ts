@@ -50,4 +50,21 @@ export const traceWords = {
   masqueradeHairpin: 'a pod reaching itself through the Service (hairpin) is masqueraded',
   masqueradeLocalSource: 'traffic the node itself sends to an external address is masqueraded',
   notMasqueraded: 'no rule marks the packet for masquerade; the source address is kept',
+  noLocalEndpointsInternal: (servicePort: string, node: string): string =>
+    `internalTrafficPolicy Local and no local endpoint of ${servicePort} on ${node}`,
+  masqueradeNotFromPodInterface: (interfaces: string): string =>
+    `traffic to a cluster IP that does not arrive on ${interfaces} (the pods' interfaces) is masqueraded`,
+  noLocalDetector: 'no local-traffic detector is configured (clusterCIDR or detectLocalMode), so cluster IP traffic keeps its source',
+  podsBypassLocalPolicy: 'pods reaching an external address are sent to the cluster endpoints, without masquerade',
+  endpointNotReady: 'not ready',
+  endpointNotServing: 'terminating and not serving',
+  endpointTerminating: 'terminating, and ready endpoints exist (terminating endpoints are only used when none is ready)',
+  endpointOtherNode: (node: string, policy: string): string =>
+    `on ${node === '' ? 'no named node' : `node ${node}`}, and ${policy} is Local`,
+  endpointOtherZone: (zone: string): string =>
+    `topology hints send this node's traffic to endpoints hinted for zone ${zone === '' ? '(none)' : zone}; this one is hinted for another`,
+  endpointOtherNodeHint: (node: string): string =>
+    `topology hints send this node's traffic to endpoints hinted for node ${node}; this one is hinted for another`,
+  endpointPortMismatch: (servicePort: string, slicePorts: string): string =>
+    `its EndpointSlice has no port named like ${servicePort} (it has ${slicePorts})`,
 } as const;

@@ -1,0 +1,2 @@
+export { iptablesTracer } from './iptables-tracer.js';
+export type { IptablesSnapshot } from './iptables-snapshot.js';

@@ -1,0 +1,62 @@
+/*
+ * Reads an `nft -f` script of the kube-proxy table — our --dry-run output, upstream's expected dumps
+ * (knftables' fake Dump()) — by running it through the in-memory table that --dry-run itself uses, so
+ * `add`, `flush` and `delete` mean here exactly what they mean to the proxier.
+ */
+import { MemoryNftTable } from '../nft/memory-table.js';
+import type { NftFamily } from '../nft/nft-objects.js';
+import { isHook, parsePriority, type NftBaseChain, type NftChain, type NftContainer, type NftElement, type NftRuleset } from './nft-ruleset.js';
+
+const BASE = /type (\S+) hook (\S+) priority ([^;]+?)\s*;/;
+
+function baseOf(body: string): NftBaseChain | undefined {
+  const m = BASE.exec(body);
+  if (!m || !isHook(m[2]!)) return undefined;
+  const priority = parsePriority(m[3]!);
+  return priority === undefined ? undefined : { type: m[1]!, hook: m[2], priority };
+}
+
+/** `KEY [comment "C"] [: VALUE]` → its parts. */
+export function parseElementBody(body: string): NftElement {
+  let rest = body.trim();
+  let value: string | undefined;
+  const colon = rest.lastIndexOf(' : ');
+  if (colon >= 0) {
+    value = rest.slice(colon + 3).trim();
+    rest = rest.slice(0, colon);
+  }
+  let comment: string | undefined;
+  const c = / comment "([^"]*)"/.exec(rest);
+  if (c) {
+    comment = c[1];
+    rest = rest.slice(0, c.index) + rest.slice(c.index + c[0].length);
+  }
+  // A dynamic set's listed elements carry their timers: not part of the key.
+  rest = rest.replace(/ (timeout|expires) \S+/g, '').trim();
+  return { key: rest, ...(value !== undefined ? { value } : {}), ...(comment !== undefined ? { comment } : {}) };
+}
+
+/** The script's object lines: blank lines and `#` comments (upstream's dumps have both) left out. */
+function scriptLines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+export function parseNftScript(text: string, family: NftFamily): NftRuleset {
+  const table = new MemoryNftTable(family);
+  table.run(scriptLines(text));
+  const chains = new Map<string, NftChain>();
+  for (const name of table.chainNames()) {
+    const base = baseOf(table.chainBody(name) ?? '');
+    chains.set(name, { name, rules: [...(table.rulesOf(name) ?? [])], ...(base ? { base } : {}) });
+  }
+  const containers = new Map<string, NftContainer>();
+  const sets = new Set(table.setNames());
+  for (const name of table.containerNames()) {
+    const elements = [...(table.elementsOf(name)?.values() ?? [])].map(parseElementBody);
+    containers.set(name, { name, kind: sets.has(name) ? 'set' : 'map', elements });
+  }
+  return { family, chains, containers };
+}

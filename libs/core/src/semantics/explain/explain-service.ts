@@ -1,0 +1,157 @@
+import { topologyGates } from '../topology/topology-gates.js';
+import type { Logger } from '../../host/logger.js';
+import { selectLocalDetector } from '../local-detect/select-local-detector.js';
+import { canonicalIP, ipFamilyOf } from '../model/ip.js';
+import type { IPFamily } from '../model/protocol.js';
+import { namespacedName } from '../model/service-port-name.js';
+import type { ServicePort } from '../model/service-port.js';
+import { servicePortsFromService } from '../model/service-port-from-service.js';
+import { serviceType } from '../model/service-policy.js';
+import { LABEL_TOPOLOGY_ZONE } from '../model/well-known.js';
+import { planNodePortAddresses } from '../plan/node-port-address-plan.js';
+import { parseNodePortAddresses, resolveNodePortAddresses } from '../plan/node-port-addresses.js';
+import { addressesAsInterfaces, nodeObjectAddresses } from '../plan/node-port-interfaces.js';
+import { planServicePort, type ServicePlanContext } from '../plan/plan-service-port.js';
+import { topologyModeFromHints } from '../topology/categorize-endpoints.js';
+import { answeringAddresses, nodePortExplanation, proxyModeIngressIPs, sourceRangeExplanation } from './explain-addresses.js';
+import type { ExplainInput } from './explain-input.js';
+import { externalClass, internalClass } from './explain-traffic-class.js';
+import { endpointFacts } from './endpoint-exclusion.js';
+import { notingLogger, notProxiedReason, proxiedSummary } from './explain-notes.js';
+import { familyEndpoints, portlessEndpoints, protocolMismatches, slicesOfService, type FamilyEndpoints } from './service-endpoints.js';
+import type { PortExplanation, ServiceExplanation } from './service-explanation.js';
+
+/** What every port of one family is explained against. */
+interface FamilyContext {
+  readonly input: ExplainInput;
+  readonly family: IPFamily;
+  readonly plan: ServicePlanContext;
+  readonly zone: string;
+  readonly endpoints: FamilyEndpoints;
+  readonly nodeAddresses: readonly string[];
+  readonly logger: Logger;
+  readonly notes: string[];
+}
+
+/** The node's own addresses, canonical, any family: the caller's, else the Node object's. */
+function nodeAddresses(input: ExplainInput): string[] {
+  const raw = input.node.addresses ?? nodeObjectAddresses(input.node.object);
+  const out: string[] = [];
+  for (const text of raw) {
+    const ip = canonicalIP(text);
+    if (ip !== undefined && !out.includes(ip)) out.push(ip);
+  }
+  return out;
+}
+
+function masqueradeAll(input: ExplainInput): boolean {
+  // Upstream keeps one masqueradeAll per mode section; nftables reads its own, the others iptables'.
+  return input.config.mode === 'nftables' ? input.config.nftables.masqueradeAll : input.config.iptables.masqueradeAll;
+}
+
+function familyContext(input: ExplainInput, family: IPFamily, addresses: readonly string[], logger: Logger, notes: string[]): FamilyContext {
+  const labels = input.node.labels ?? input.node.object?.metadata?.labels ?? {};
+  const ofFamily = addresses.filter((ip) => ipFamilyOf(ip) === family);
+  const nodeIP = input.node.nodeIPs?.[family] ?? ofFamily[0] ?? null;
+  const detector = selectLocalDetector(input.config, family, input.node.object?.spec?.podCIDRs, logger);
+  const userspace = input.config.mode === 'userspace';
+  const plan: ServicePlanContext = {
+    nodeName: input.node.name,
+    nodeLabels: labels,
+    topologyGates: topologyGates(input.config.featureGates),
+    // The userspace proxy relays through its own socket: no masquerade rule, no local detection.
+    masqueradeAll: userspace ? false : masqueradeAll(input),
+    localDetection: userspace ? false : detector.kind !== 'none',
+    nodeIP,
+  };
+  const service = namespacedName(input.service.metadata?.namespace ?? '', input.service.metadata?.name ?? '');
+  const slices = slicesOfService(input.endpointSlices, service);
+  return {
+    input,
+    family,
+    plan,
+    zone: labels[LABEL_TOPOLOGY_ZONE] ?? '',
+    endpoints: familyEndpoints(slices, service, family, input.node.name, logger),
+    nodeAddresses: ofFamily,
+    logger,
+    notes,
+  };
+}
+
+function explainPort(svc: ServicePort, fc: FamilyContext): PortExplanation {
+  const { input, family, plan: ctx } = fc;
+  const endpoints = fc.endpoints.byPort.get(svc.name.key) ?? [];
+  const plan = planServicePort(svc, endpoints, ctx);
+  const npa = parseNodePortAddresses(input.config.nodePortAddresses, family, ctx.nodeIP ?? undefined, fc.logger);
+  // Only the iptables mode serves NodePorts on 127.0.0.0/8 (route_localnet), and only when selected.
+  const iptablesMode = input.config.mode === 'iptables' || input.config.mode === '';
+  const localhostFlag = iptablesMode && input.config.iptables.localhostNodePorts && npa.containsIPv4Loopback;
+  const npPlan = planNodePortAddresses(family, resolveNodePortAddresses(npa, addressesAsInterfaces(fc.nodeAddresses)), localhostFlag);
+  const nodePort = nodePortExplanation(svc, npPlan, fc.nodeAddresses, npa.cidrs);
+  const topology = svc.usesClusterEndpoints ? topologyModeFromHints(endpoints, ctx.nodeName, fc.zone, ctx.topologyGates?.preferSameTrafficDistribution ?? true) : '';
+  const detector = selectLocalDetector(input.config, family, input.node.object?.spec?.podCIDRs, fc.logger);
+  const classInputs = {
+    plan,
+    endpoints,
+    portless: portlessEndpoints(svc, fc.endpoints.slices),
+    nodeName: ctx.nodeName,
+    zone: fc.zone,
+    topology,
+    detector: ctx.localDetection ? detector : { kind: 'none' as const },
+  };
+  for (const note of protocolMismatches(svc, fc.endpoints.slices)) if (!fc.notes.includes(note)) fc.notes.push(note);
+  return {
+    servicePort: svc.name.key,
+    portName: svc.name.port,
+    family,
+    protocol: svc.protocol,
+    port: svc.port,
+    addresses: answeringAddresses(svc, proxyModeIngressIPs(input.service, family), nodePort),
+    nodePort,
+    trafficClasses: [internalClass(classInputs), externalClass(classInputs)],
+    sourceRanges: sourceRangeExplanation(plan),
+    healthCheckNodePort: svc.healthCheckNodePort,
+    sessionAffinitySeconds: plan.affinitySeconds,
+    sliceEndpoints: endpoints.map(endpointFacts),
+  };
+}
+
+/**
+ * What `input.service` means on `input.node`: for each port and IP family, the addresses it answers
+ * on, the endpoints each traffic class reaches and those it leaves out (with the reason), masquerading,
+ * the source-range firewall, the health-check node port and the no-endpoint verdict. Pure: built
+ * through the same code the proxiers use (servicePortsFromService, EndpointSliceCache, planServicePort,
+ * planNodePortAddresses), so it says what they program.
+ */
+export function explainService(input: ExplainInput): ServiceExplanation {
+  const notes: string[] = [];
+  const logger = notingLogger(input.logger, notes);
+  const svc = input.service;
+  const addresses = nodeAddresses(input);
+  const perFamily = input.families.map((family) => {
+    const fc = familyContext(input, family, addresses, logger, notes);
+    return servicePortsFromService(svc, family, logger).map((port) => ({ port, fc }));
+  });
+  // Spec order, families in the given order within a port.
+  const ports: PortExplanation[] = [];
+  const longest = Math.max(0, ...perFamily.map((list) => list.length));
+  for (let i = 0; i < longest; i++) {
+    for (const list of perFamily) {
+      const entry = list[i];
+      if (entry !== undefined) ports.push(explainPort(entry.port, entry.fc));
+    }
+  }
+  const service = namespacedName(svc.metadata?.namespace ?? '', svc.metadata?.name ?? '');
+  const notProxied = ports.length === 0 ? notProxiedReason(svc, input.families) : null;
+  return {
+    service,
+    type: serviceType(svc),
+    node: input.node.name,
+    mode: input.config.mode,
+    families: [...input.families],
+    proxied: ports.length > 0,
+    reason: notProxied ?? proxiedSummary(service, ports, input.node.name),
+    ports,
+    notes,
+  };
+}
