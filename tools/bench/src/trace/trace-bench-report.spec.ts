@@ -9,6 +9,7 @@ const row = (over: Partial<TraceBenchRow> = {}): TraceBenchRow => ({
   cliMs: 1000,
   inProcessMs: 600,
   inProcessReadMs: 550,
+  inProcessToolsMs: 420,
   onceMs: 14_000,
   ...over,
 });
@@ -25,10 +26,11 @@ describe('trace bench report', () => {
     expect(text).toContain('**2.50×** ✗');
     expect(text).toContain('**1.50×** ✓');
     expect(text).toContain('| nftables | 10000 × 5 | 400 ms (12.5 MB) | 1.00 s |');
+    expect(text).toContain('600 ms (read 550 ms, of which tools 420 ms)');
   });
 
   it('says when a mode has no tracer instead of inventing a figure', () => {
-    const text = formatTraceReport([row({ inProcessMs: null, inProcessReadMs: null })], 'h');
+    const text = formatTraceReport([row({ inProcessMs: null, inProcessReadMs: null, inProcessToolsMs: null })], 'h');
     expect(text).toContain('no tracer in this build');
     expect(text).toContain('| – |');
   });

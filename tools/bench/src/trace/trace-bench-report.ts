@@ -16,6 +16,8 @@ export interface TraceBenchRow {
   readonly inProcessMs: number | null;
   /** readLive's share of inProcessMs. */
   readonly inProcessReadMs: number | null;
+  /** Of the read, the tools it ran. */
+  readonly inProcessToolsMs: number | null;
   /** `bin/kube-proxy --once` that programmed the namespace. */
   readonly onceMs: number;
 }
@@ -39,7 +41,10 @@ export function formatTraceReport(rows: readonly TraceBenchRow[], header: string
   out.push('|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const q = ratios(r);
-    const inProc = r.inProcessMs === null ? 'no tracer in this build' : `${fmtMs(r.inProcessMs)} (read ${fmtMs(r.inProcessReadMs ?? Number.NaN)})`;
+    const inProc =
+      r.inProcessMs === null
+        ? 'no tracer in this build'
+        : `${fmtMs(r.inProcessMs)} (read ${fmtMs(r.inProcessReadMs ?? Number.NaN)}, of which tools ${fmtMs(r.inProcessToolsMs ?? Number.NaN)})`;
     out.push(
       `| ${r.mode} | ${r.services} × ${r.endpoints} | ${fmtMs(r.listMs)} (${(r.listBytes / 1e6).toFixed(1)} MB) | ${fmtMs(r.cliMs)} | ${fmtRatio(q.cli)} | ${inProc} | ${fmtRatio(q.inProcess)} | ${fmtMs(r.onceMs)} |`,
     );

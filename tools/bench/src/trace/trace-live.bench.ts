@@ -51,6 +51,7 @@ async function measure(mode: TraceBenchMode, services: number, endpoints: number
     const cli = await timeTraceCli(node, target, rounds);
     const tracer = tracerOf(mode);
     const inProcess = tracer ? await timeTracerInProcess(node, tracer, target, rounds) : null;
+    if (inProcess) log(`${mode}: the tracer's read ran ${inProcess.commands.join(', ')}`);
     return {
       mode,
       services,
@@ -60,6 +61,7 @@ async function measure(mode: TraceBenchMode, services: number, endpoints: number
       cliMs: cli.medianMs,
       inProcessMs: inProcess?.medianMs ?? null,
       inProcessReadMs: inProcess?.readMs ?? null,
+      inProcessToolsMs: inProcess?.toolsMs ?? null,
       onceMs: node.onceMs,
     };
   } finally {

@@ -8,7 +8,7 @@
  *  - in process, the mode's ModeTracer: readLive (the tools run and their output parsed) + trace.
  * Every trace is checked to have found the traced Service's endpoints, so a fast wrong answer cannot pass.
  */
-import { isNoRulesFound, type ModeTracer, type PacketTrace, type TraceNode, type TracePacket } from '@kube-proxy/core';
+import { isNoRulesFound, type CommandExecutor, type CommandOptions, type CommandResult, type ModeTracer, type PacketTrace, type TraceNode, type TracePacket } from '@kube-proxy/core';
 import { kernelListCommand, type TraceBenchNode } from './trace-bench-node.js';
 import { KUBE_PROXY_BIN } from '../common/proxy-entry.js';
 
@@ -30,6 +30,22 @@ export interface Timed {
 export interface InProcessTimed extends Timed {
   /** readLive's share of the median round (tools + parsing), ms. */
   readonly readMs: number;
+  /** Of that, the external tools readLive ran (spawn → exit, stdout collected), ms. */
+  readonly toolsMs: number;
+  /** The commands readLive ran in the median round, each with its time. */
+  readonly commands: readonly string[];
+}
+
+/** An executor that times every command it passes on (the tracer's tools, for the read's split). */
+class TimingExecutor implements CommandExecutor {
+  calls: { line: string; ms: number }[] = [];
+  constructor(private readonly inner: CommandExecutor) {}
+  async run(command: string, args: readonly string[], options?: CommandOptions): Promise<CommandResult> {
+    const t = process.hrtime.bigint();
+    const r = await this.inner.run(command, args, options);
+    this.calls.push({ line: [command, ...args].join(' '), ms: ms(t) });
+    return r;
+  }
 }
 
 const ms = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
@@ -80,17 +96,24 @@ export async function timeTraceCli(node: TraceBenchNode, target: TraceTarget, n:
 
 /** The tracer in this process: readLive over the namespace's tools, then one trace. */
 export async function timeTracerInProcess(node: TraceBenchNode, tracer: ModeTracer, target: TraceTarget, n: number): Promise<InProcessTimed> {
-  const reads: number[] = [];
+  const reads: { readMs: number; calls: { line: string; ms: number }[] }[] = [];
   const timed = await rounds(n, async () => {
+    const executor = new TimingExecutor(node.ns.executor);
     const t = process.hrtime.bigint();
-    const snapshot = await tracer.readLive(node.ns.executor, target.packet.family);
+    const snapshot = await tracer.readLive(executor, target.packet.family);
     const readMs = ms(t);
     if (isNoRulesFound(snapshot)) throw new Error(`${tracer.mode} tracer found no rules; it looked for ${snapshot.lookedFor}`);
     checkTrace(tracer.trace(snapshot, target.packet, target.node), target, `${tracer.mode} tracer`);
-    reads.push(readMs);
+    reads.push({ readMs, calls: executor.calls });
     return ms(t);
   });
   // reads[0] is the warm-up's; the median round's read is the one at the same index + 1.
-  const readMs = reads[1 + timed.roundsMs.indexOf(timed.medianMs)] ?? Number.NaN;
-  return { ...timed, readMs };
+  const read = reads[1 + timed.roundsMs.indexOf(timed.medianMs)];
+  const calls = read?.calls ?? [];
+  return {
+    ...timed,
+    readMs: read?.readMs ?? Number.NaN,
+    toolsMs: calls.reduce((sum, c) => sum + c.ms, 0),
+    commands: calls.map((c) => `${c.line} (${c.ms.toFixed(0)} ms)`),
+  };
 }
