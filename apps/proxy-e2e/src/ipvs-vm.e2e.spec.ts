@@ -13,10 +13,16 @@
  * batch, and /proc/net/ip_vs with the one connection a SYN to a VIP makes.
  * Skipped, loudly, only when root/apt/QEMU cannot work here (VmUnavailableError).
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { DesiredIpvsState } from '@kube-proxy/backend-ipvs/internal';
+import type { PacketTrace } from '@kube-proxy/core';
 import { diffDesiredStates, isMissingDevice, linkBatchLines, parseIpAddrShow, parseIpsetSave, parseIpvsadmSave, parseProcNetIpVs, renderIpsetRestore, renderIpvsadmRestore } from '@kube-proxy/backend-ipvs/internal';
 import { prepareOrReason, runInVm, type VmImage, type VmRun } from '@kube-proxy/testing-ipvs-vm';
 import { RoundTripCluster, endpoint, normaliseIpsetSave, normaliseIpvsadmSave } from './support/ipvs-round-trip.js';
+import { endpointSlice, nodeManifest, service as manifestService } from './support/manifests.js';
+import { REPO_ROOT } from './support/proxy.js';
 
 const prepared = await prepareOrReason();
 if (typeof prepared === 'string') {
@@ -176,5 +182,116 @@ const STEPS = [
     let others = 0;
     for (const [vs, m] of counts) for (const [rs, n] of m) if (`${vs} ${rs}` !== '10.96.0.10:80/TCP 10.244.1.5:8080') others += n.active + n.inactive;
     expect(others).toBe(0);
+  });
+});
+
+/*
+ * IPVS `--live` tracing (issue 22) on the same real IPVS kernel: support/ipvs-trace-guest.mjs runs in
+ * its own boot, lets bin/kube-proxy --proxy-mode=ipvs --once program a ClusterIP Service with two
+ * endpoints and one without endpoints, then the IPVS tracer reads the kernel (readLive) and traces a
+ * connection from the node to each, and real connections show where the kernel sends them: every
+ * endpoint reached is in the trace's set (rr reaches both), and the Service without endpoints is a
+ * refused connection with an ICMP port unreachable sent (the kernel's ip_vs_leave), as the trace's
+ * REJECT says. When the build has the `trace` subcommand, `kube-proxy trace --live -o json` in the
+ * guest must give the same verdict and endpoints.
+ */
+const TRACE_GUEST = fileURLToPath(new URL('./support/ipvs-trace-guest.mjs', import.meta.url));
+const TRACE_SCENARIO = {
+  node: 'ipvs-node',
+  nodeIP: '10.0.0.2',
+  clusterCIDR: '10.244.0.0/16',
+  pods: ['10.244.1.11', '10.244.1.12'],
+  podPort: 8080,
+  cases: { clusterIP: { ip: '10.96.0.10', port: 80, probes: 12 }, noEndpoints: { ip: '10.96.0.40', port: 83, probes: 2 } },
+};
+
+function traceManifests(): Record<string, unknown> {
+  const s = TRACE_SCENARIO;
+  return {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      nodeManifest(s.node, s.nodeIP, '10.244.1.0/24'),
+      manifestService({ name: 'web', clusterIP: s.cases.clusterIP.ip, ports: [{ name: 'http', port: s.cases.clusterIP.port, targetPort: s.podPort }] }),
+      endpointSlice({ service: 'web', ports: [{ name: 'http', port: s.podPort }], endpoints: s.pods.map((ip, i) => ({ ip, podName: `web-${i}`, nodeName: s.node })) }),
+      manifestService({ name: 'empty', clusterIP: s.cases.noEndpoints.ip, ports: [{ name: 'http', port: s.cases.noEndpoints.port, targetPort: s.podPort }] }),
+    ],
+  };
+}
+
+interface GuestCase {
+  readonly trace: PacketTrace;
+  readonly reached: string[];
+  readonly icmpOutDestUnreachs: number;
+}
+
+interface GuestReport {
+  readonly proxy?: { code: number | null; ms: number; stderr: string };
+  readonly source?: string;
+  readonly lookedFor?: string;
+  readonly readLiveMs?: number;
+  readonly cases?: Record<'clusterIP' | 'noEndpoints', GuestCase>;
+  readonly cli?: { code: number | null; stdout: string; stderr: string };
+  readonly error?: string;
+}
+
+(typeof prepared === 'string' ? describe.skip : describe)('IPVS trace --live against a real IPVS kernel and real connections (QEMU)', () => {
+  let dir: string;
+  let report: GuestReport;
+  let raw: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync('/tmp/kp-ipvs-trace-');
+    mkdirSync(join(dir, 'manifests'));
+    writeFileSync(join(dir, 'scenario.json'), JSON.stringify(TRACE_SCENARIO));
+    writeFileSync(join(dir, 'manifests', 'cluster.json'), JSON.stringify(traceManifests()));
+    const vm = await runInVm(prepared as VmImage, { steps: [{ argv: [process.execPath, TRACE_GUEST, dir, REPO_ROOT.replace(/\/$/, '')] }], timeoutSeconds: 420 });
+    raw = `completed ${vm.completed}, exit ${vm.steps[0]?.code}\n--- stdout\n${vm.steps[0]?.stdout.slice(-6000)}\n--- stderr\n${vm.steps[0]?.stderr.slice(-3000)}\n--- console\n${vm.console.slice(-2000)}`;
+    console.log(`ipvs-vm trace: boot + job ${vm.durationMs} ms`);
+    const line = vm.steps[0]?.stdout.trim().split('\n').pop() ?? '';
+    report = line.startsWith('{') ? (JSON.parse(line) as GuestReport) : { error: `no report:\n${raw}` };
+  }, 460_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the proxy synced in the guest and readLive found its IPVS rules (read-only tools)', () => {
+    if (report.error !== undefined) throw new Error(`${report.error}\n${raw}`);
+    expect(report.proxy?.code).toBe(0);
+    expect(report.lookedFor).toBeUndefined();
+    expect(report.source).toMatch(/^ipvsadm --save -n, ipset save, ip addr show dev kube-ipvs0, ip6?tables-(nft|legacy)-save$/);
+    console.log(`ipvs-vm trace: proxy --once ${report.proxy?.ms} ms, readLive ${report.readLiveMs} ms`);
+  });
+
+  it('ClusterIP: the trace says DNAT to both endpoints, and every real connection reached one of them (both reached)', () => {
+    const c = report.cases?.clusterIP;
+    if (c === undefined) throw new Error(raw);
+    const endpoints = TRACE_SCENARIO.pods.map((ip) => `${ip}:${TRACE_SCENARIO.podPort}`);
+    expect(c.trace.verdict).toBe('DNAT');
+    expect(c.trace.endpoints).toEqual(endpoints);
+    expect(c.trace.path.map((s) => s.where)).toContain(`ipvs TCP ${TRACE_SCENARIO.cases.clusterIP.ip}:${TRACE_SCENARIO.cases.clusterIP.port}`);
+    for (const r of c.reached) expect(endpoints).toContain(`${r}:${TRACE_SCENARIO.podPort}`);
+    expect(new Set(c.reached).size).toBe(2);
+  });
+
+  it('no endpoints: the trace says REJECT, and the kernel refuses the connection with ICMP port unreachable', () => {
+    const c = report.cases?.noEndpoints;
+    if (c === undefined) throw new Error(raw);
+    expect(c.trace.verdict).toBe('REJECT');
+    expect(c.trace.endpoints).toEqual([]);
+    expect(c.trace.reason).toBe(`the Service at TCP ${TRACE_SCENARIO.cases.noEndpoints.ip}:${TRACE_SCENARIO.cases.noEndpoints.port} has no ready endpoints`);
+    expect(c.reached).toEqual(c.reached.map(() => 'ERR ECONNREFUSED'));
+    expect(c.icmpOutDestUnreachs).toBeGreaterThanOrEqual(TRACE_SCENARIO.cases.noEndpoints.probes);
+  });
+
+  it('`kube-proxy trace --live -o json` in the guest (when the build has it) answers as the tracer does', () => {
+    if (report.cli === undefined) {
+      console.warn('ipvs-vm trace: this build has no `trace` subcommand; the CLI check did not run (the tracer was checked directly)');
+      return;
+    }
+    expect(report.cli.code).toBe(0);
+    const json = JSON.parse(report.cli.stdout) as PacketTrace;
+    expect({ verdict: json.verdict, endpoints: json.endpoints }).toEqual({ verdict: 'DNAT', endpoints: TRACE_SCENARIO.pods.map((ip) => `${ip}:${TRACE_SCENARIO.podPort}`) });
   });
 });

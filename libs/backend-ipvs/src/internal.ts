@@ -61,3 +61,5 @@ export {
   type IpvsOwnedChain,
   type LbNoNodeAccessEntry,
 } from './iptables/index.js';
+// The packet tracer of IPVS mode (the plugin's `tracer`), its snapshots and the lookups explain uses.
+export { buildIpvsSnapshot, IpsetIndex, ipvsObjectsAt, ipvsObjectsOf, ipvsSnapshotFromDryRun, ipvsTracer, isIpvsSnapshot, readIpvsLive, traceIpvs, type IpsetEntry, type IpvsSnapshot, type IpvsSnapshotTexts, type ServiceAddress } from './trace/index.js';

@@ -9,6 +9,7 @@ import { HostSetup } from './proxier/host-setup.js';
 import { IpvsProxier } from './proxier/ipvs-proxier.js';
 import { DEFAULT_IPVS_SCHEDULER } from './state/build-desired-state.js';
 import { defineIpvsModeMetrics } from './metrics.js';
+import { ipvsTracer } from './trace/ipvs-tracer.js';
 
 /** --ipvs-scheduler as the kernel names it (empty: rr, as upstream). */
 export function configuredScheduler(config: Pick<KubeProxyConfiguration, 'ipvs'> | undefined): string {
@@ -35,6 +36,8 @@ interface IpvsRun {
 export const ipvsBackend = defineBackend<BackendPorts, IpvsRun>({
   name: 'ipvs',
   metrics: defineIpvsModeMetrics,
+  /** `kube-proxy trace` / `explain` over IPVS rules (ours or upstream's: the same layout). */
+  tracer: ipvsTracer,
   packageJson: new URL('../package.json', import.meta.url),
   detect(host: HostCapabilities, config?: KubeProxyConfiguration): DetectResult {
     // The evidence when the host gives it; a host without it (v1 hosts, tests) still has the verdict.

@@ -49,3 +49,5 @@ export { TableSync, STALE_CHAIN_DELAY_MS, type SyncStep } from './proxier/table-
 export { COLD_START_BATCH, coldStartBatches } from './proxier/cold-start.js';
 export { NftablesProxier, masqueradeMarkOf, type NftablesProxierOptions, type NftablesProxierStats } from './proxier/nftables-proxier.js';
 export { cleanupNftables } from './cleanup.js';
+// The packet tracer (also the plugin's `tracer`): benchmarks parse and trace with it directly.
+export { nftablesTracer, nftSnapshotFromText, parseNftListing, parseNftScript, NftListingError, type NftRuleset, type NftSnapshot } from './trace/index.js';

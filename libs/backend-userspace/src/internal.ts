@@ -15,3 +15,5 @@ export { TcpProxySocket } from './proxy/tcp-proxy-socket.js';
 export { UdpProxySocket } from './proxy/udp-proxy-socket.js';
 export type { ProxyCounters } from './proxy/counters.js';
 export { newProxyCounters } from './proxy/counters.js';
+// The packet tracer of userspace mode (the plugin's `tracer`) and its snapshots.
+export { isUserspaceSnapshot, parseProxySocketTable, readUserspaceLive, traceUserspace, userspaceSnapshotFromDryRun, userspaceTracer, type ProxySocketRow, type ProxySocketTable, type UserspaceSnapshot } from './trace/index.js';

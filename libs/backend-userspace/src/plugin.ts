@@ -9,6 +9,7 @@ import { proxyFdBudget } from './proxy/fd-budget.js';
 import { dryRunSocketOpener } from './proxy/open-socket.js';
 import { listenAddress } from './proxier/userspace-proxier.js';
 import { defineUserspaceModeMetrics } from './metrics.js';
+import { userspaceTracer } from './trace/userspace-tracer.js';
 
 export interface UserspacePorts {
   readonly logger: Logger;
@@ -64,6 +65,8 @@ function prepareRun(ports: UserspacePorts, context: ProxyContext): UserspaceRun 
 export const userspaceBackend = defineBackend<UserspacePorts, UserspaceRun>({
   name: 'userspace',
   metrics: defineUserspaceModeMetrics,
+  /** `kube-proxy trace` / `explain`: capture rules → proxy socket → its endpoints. */
+  tracer: userspaceTracer,
   packageJson: new URL('../package.json', import.meta.url),
   detect(): DetectResult {
     return { usable: true, reason: 'the userspace proxy needs only sockets; capture rules need iptables and root' };

@@ -21,6 +21,8 @@ const FAMILIES: readonly IPFamily[] = ['IPv4', 'IPv6'];
 
 /** `kube-proxy explain NAMESPACE/NAME`: core's explanation, the mode's kernel objects and, with --live, the differences. */
 export async function explainCommand(args: SubcommandArgs, parsed: ParsedFlags, config: KubeProxyConfiguration, logger: Logger, io: CliIO): Promise<number> {
+  const { service } = args;
+  if (service === undefined) throw new TraceInputError('explain needs the Service: NAMESPACE/NAME');
   const given = args.nodeAddresses.length > 0 ? parseNodeAddresses(args.nodeAddresses) : undefined;
   const executor = new ExecaCommandExecutor();
   // With --live the kernel decides the mode (unless --proxy-mode says it), and the offline rules are
@@ -30,17 +32,18 @@ export async function explainCommand(args: SubcommandArgs, parsed: ParsedFlags, 
   const expected = expectedView(offline, logger);
   const nodeAddresses = given ?? (live ? await hostAddresses(executor) : undefined);
   const report = buildExplainReport({
-    service: args.service!,
+    service,
     objects: offline.objects,
     nodeName: offline.run.nodeName,
     node: offline.node,
     ...(nodeAddresses ? { nodeAddresses } : {}),
     nodeIPs: offline.nodeIPs,
-    config: offline.config,
+    // The mode explained is the one chosen (an unset --proxy-mode picks one).
+    config: { ...offline.config, mode: offline.plugin.name },
     families: offline.families,
     ...(expected ? { expected } : {}),
     ...(live ? { live } : {}),
-    objectSource: parsed.options.manifests ? `--manifests ${parsed.options.manifests}` : 'the API server',
+    objectSource: parsed.options.manifests ? `--manifests ${parsed.options.manifests}` : "the API server's objects",
   });
   io.stdout.write(args.output === 'json' ? JSON.stringify(report, null, 2) + '\n' : formatExplainText(report));
   return 0;
@@ -61,17 +64,18 @@ function expectedView(offline: OfflineRules, logger: Logger): KernelView | undef
 /** The kernel's rules of every family it holds any for, in the requested or the detected mode. */
 async function readLiveView(backends: TracerLookup, requested: string, executor: CommandExecutor): Promise<KernelView> {
   let first: Awaited<ReturnType<typeof readLiveRules>> | undefined;
-  let failure: unknown;
+  const failures: string[] = [];
   for (const family of FAMILIES) {
     try {
       first = await readLiveRules(backends, requested, executor, family);
       break;
     } catch (err) {
       if (!(err instanceof TraceInputError)) throw err;
-      failure ??= err;
+      failures.push(err.message);
     }
   }
-  if (!first) throw failure;
+  // Neither family: say what was looked for in each (an unknown or untraceable mode is said once).
+  if (!first) throw new TraceInputError([...new Set(failures)].join('; '));
   const snapshots = new Map<IPFamily, RuleSnapshot>([[first.snapshot.family, first.snapshot]]);
   const tracer = tracerOf(backends, first.mode);
   for (const family of FAMILIES) {

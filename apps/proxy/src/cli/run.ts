@@ -119,8 +119,11 @@ async function runProxy(
   if (plugin.name === 'ipvs') nodeEvents.warning('IPVSDeprecation', IPVS_DEPRECATION_MESSAGE);
   // /debug/trace and /debug/explain answer from what this run holds: its objects, and the last block
   // it printed (--dry-run) or its kernel's rules.
+  const serve = servePolicy({ dryRun: options.dryRun, flagsGiven: parsed.values });
   const debug = new DebugState({ plugin, config, nodeName, families, nodeIPs: ips, executor: run.executor, dryRun: options.dryRun });
-  const sink: TextSink = debug.recordingSink(stdoutSink(io.stdout));
+  // The last block is kept (a 10k-Service block is ~16 MB) only when a metrics server can ask for it.
+  const served = serve.metrics && config.metricsBindAddress !== '';
+  const sink: TextSink = served ? debug.recordingSink(stdoutSink(io.stdout)) : stdoutSink(io.stdout);
   const context: ProxyContext = { config, nodeName, nodeIPs: ips, families, dryRun: options.dryRun, dryRunSink: sink, host };
   logger.info('Starting proxier', { mode: plugin.name, node: nodeName, nodeIPs: ips, families, dryRun: options.dryRun });
 
@@ -131,7 +134,7 @@ async function runProxy(
     mode: plugin.name,
     nodeName,
     dryRun: options.dryRun,
-    serve: servePolicy({ dryRun: options.dryRun, flagsGiven: parsed.values }),
+    serve,
     logger,
     clock: systemClock,
     sysctl: base.resolve<Sysctl>(SYSCTL),

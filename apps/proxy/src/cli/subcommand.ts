@@ -18,7 +18,8 @@ export const SUBCOMMANDS: readonly Subcommand[] = ['trace', 'explain'];
  */
 export async function runSubcommand(command: Subcommand, argv: readonly string[], io: CliIO): Promise<number> {
   const fail = (message: string, code = 1): number => {
-    io.stderr.write(`kube-proxy ${command}: ${message}\n`);
+    // One line, also when a tool's stderr (quoted in what was looked for) spans several.
+    io.stderr.write(`kube-proxy ${command}: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
     return code;
   };
   try {
@@ -39,7 +40,9 @@ export async function runSubcommand(command: Subcommand, argv: readonly string[]
     // Every refusal is bad input here (an unknown --proxy-mode included): exit 1.
     const known = knownFailure(err);
     if (known) return fail(known.message);
-    return fail(`unexpected error: ${(err as Error).stack ?? String(err)}`);
+    // A bug, not bad input: the stack as it is.
+    io.stderr.write(`kube-proxy ${command}: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
   }
 }
 

@@ -5,6 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from './run.js';
 import { captureIO } from './testing/capture-io.js';
 
+// Each runs the CLI in-process (host detection, the source, a sync): seconds on a busy machine.
+const SLOW = 60_000;
+
 // `kube-proxy trace` end to end over a fake mode (trace/testing/fake-traced-backend.mjs): the CLI's
 // flags, rule sources, node addresses, output and exit codes, whatever the real modes' tracers say.
 const EXAMPLES = fileURLToPath(new URL('../../../../examples', import.meta.url));
@@ -36,7 +39,7 @@ describe('kube-proxy trace (over a fake mode)', () => {
       { where: 'fake/prerouting', rule: 'SVC default/web:http TCP 10.96.0.10:80 -> 10.244.1.11:8080,10.244.1.12:8080,10.244.2.21:8080', service: 'default/web:http', note: 'on node-1' },
     ]);
     expect(typeof j['reason']).toBe('string');
-  });
+  }, SLOW);
 
   it("a source among the Node object's addresses is the node's own (OUTPUT); --node-address replaces them", async () => {
     const own = JSON.parse((await trace('--from=192.168.49.2', '--to=10.96.0.10:80', '-ojson')).out) as { masquerade: boolean; path: { where: string }[] };
@@ -44,7 +47,7 @@ describe('kube-proxy trace (over a fake mode)', () => {
     expect(own.path[0]!.where).toBe('fake/output');
     const replaced = JSON.parse((await trace('--from=192.168.49.2', '--to=10.96.0.10:80', '--node-address=10.0.0.9', '-o=json')).out) as { path: { where: string }[] };
     expect(replaced.path[0]!.where).toBe('fake/prerouting');
-  });
+  }, SLOW);
 
   it('text: the packet, the path step by step with the owning Service port, the verdict with probabilities, masquerade, reason', async () => {
     const r = await trace('--from=10.0.0.5:40000', '--to=10.96.0.10:80');
@@ -56,7 +59,17 @@ describe('kube-proxy trace (over a fake mode)', () => {
     expect(r.out).toContain('Verdict:    DNAT to one of 3 endpoints\n  10.244.1.11:8080  33.3%');
     expect(r.out).toContain('Masquerade: no: ');
     expect(r.out).toMatch(/^Reason: {5}\S/m);
-  });
+  }, SLOW);
+
+  it("dual-stack: each family's block (tagged by family) is traced for a destination of that family", async () => {
+    const dual = ['--cluster-cidr=10.244.0.0/16,fd00:10:244::/48', '-o', 'json'];
+    const v6 = await trace('--from=fd00::5', '--to=[fd00:10:96::10]:80', ...dual);
+    expect(v6.code).toBe(0);
+    // The examples' Services are IPv4-only: the IPv6 rules hold nothing for it.
+    expect(JSON.parse(v6.out)).toMatchObject({ verdict: 'ACCEPT', family: 'IPv6', service: null });
+    const v4 = await trace('--from=10.0.0.5', '--to=10.96.0.10:80', ...dual);
+    expect(JSON.parse(v4.out)).toMatchObject({ verdict: 'DNAT', family: 'IPv4', service: 'default/web:http' });
+  }, SLOW);
 
   it('exit 0 whatever the verdict: REJECT (no endpoints) and ACCEPT (no Service rule)', async () => {
     const reject = await trace('--from=10.0.0.5', '--to=10.96.0.99:80', '-o', 'json');
@@ -65,7 +78,7 @@ describe('kube-proxy trace (over a fake mode)', () => {
     const accept = await trace('--from=10.0.0.5', '--to=10.96.0.77:80', '--protocol=udp', '-o', 'json');
     expect(accept.code).toBe(0);
     expect(JSON.parse(accept.out)).toMatchObject({ verdict: 'ACCEPT', endpoints: [], service: null, path: [] });
-  });
+  }, SLOW);
 
   it.each([
     [['--from=10.0.0.5', '--to=10.96.0.10'], 'kube-proxy trace: malformed --to "10.96.0.10": want IP:PORT ([IPv6]:PORT) with a port in 1-65535'],
@@ -80,7 +93,7 @@ describe('kube-proxy trace (over a fake mode)', () => {
     expect(r.code).toBe(1);
     expect(r.out).toBe('');
     expect(r.err).toBe(line + '\n');
-  });
+  }, SLOW);
 
   it('a mode without a tracer, or an unknown mode, is refused with exit 1', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kp-trace-'));
@@ -96,7 +109,7 @@ describe('kube-proxy trace (over a fake mode)', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  });
+  }, SLOW);
 
   it('logs only warnings and errors unless -v is given', async () => {
     const quiet = await trace('--from=10.0.0.5', '--to=10.96.0.10:80', '-o', 'json');
@@ -105,7 +118,7 @@ describe('kube-proxy trace (over a fake mode)', () => {
     expect(loud.code).toBe(0);
     expect(loud.err).toContain('Loaded manifests');
     expect(JSON.parse(loud.out)).toMatchObject({ verdict: 'DNAT' });
-  });
+  }, SLOW);
 
   it('--help lists the commands; trace --help and explain --help describe them', async () => {
     let t = captureIO();
@@ -118,5 +131,5 @@ describe('kube-proxy trace (over a fake mode)', () => {
     t = captureIO();
     expect(await runCli(['explain', '-h'], t.streams)).toBe(0);
     expect(t.out()).toContain('kube-proxy explain [PROXY FLAGS] [--live] NAMESPACE/NAME [-o text|json]');
-  });
+  }, SLOW);
 });

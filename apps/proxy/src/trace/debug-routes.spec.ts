@@ -1,4 +1,4 @@
-import { defaultConfiguration, type CommandExecutor, type V1EndpointSlice, type V1Service } from '@kube-proxy/core';
+import { defaultConfiguration, type CommandExecutor, type EndpointSliceHandler, type NodeHandler, type ServiceHandler, type V1EndpointSlice, type V1Service } from '@kube-proxy/core';
 import { FakeClock, FakeSysctl, RecordingLogger } from '@kube-proxy/core/testing';
 import { ProxyAgent } from '../agent/index.js';
 import { httpGet } from '../agent/testing/http-get.js';
@@ -8,9 +8,10 @@ import { backend } from './testing/fake-traced-backend.mjs';
 
 const RULES = 'SVC default/web:http TCP 10.96.0.10:80 -> 10.244.1.11:8080,10.244.2.21:8080\nSVC default/empty: UDP 10.96.0.99:53 -> \n';
 
-const noop = { onServiceAdd: () => undefined, onServiceUpdate: () => undefined, onServiceDelete: () => undefined, onServicesSynced: () => undefined };
-const noopSlices = { onEndpointSliceAdd: () => undefined, onEndpointSliceUpdate: () => undefined, onEndpointSliceDelete: () => undefined, onEndpointSlicesSynced: () => undefined };
-const noopNode = { onNodeAdd: () => undefined, onNodeUpdate: () => undefined, onNodeDelete: () => undefined, onNodeSynced: () => undefined };
+const none = (): void => undefined;
+const noop: ServiceHandler = { onServiceAdd: none, onServiceUpdate: none, onServiceDelete: none, onServicesSynced: none };
+const noopSlices: EndpointSliceHandler = { onEndpointSliceAdd: none, onEndpointSliceUpdate: none, onEndpointSliceDelete: none, onEndpointSlicesSynced: none };
+const noopNode: NodeHandler = { onNodeAdd: none, onNodeUpdate: none, onNodeDelete: none, onNodeSynced: none };
 
 /** A running proxy's metrics server with /debug over `state`, on a free port. */
 async function serve(state: DebugState): Promise<{ get: (path: string) => Promise<{ status: number; body: unknown; type: unknown }>; stop: () => Promise<void> }> {
@@ -112,6 +113,35 @@ describe('/debug/trace and /debug/explain on the metrics server (fake tracer)', 
       const r = await server.get('/debug/trace?from=10.0.0.5&to=10.96.0.10:80');
       expect(r).toMatchObject({ status: 200, body: { verdict: 'DNAT', source: 'fake-rules-save' } });
       expect(calls).toEqual(['fake-rules-save IPv4']);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("/debug/explain outside --dry-run: core's explanation of the Service it holds, the kernel's objects and the differences", async () => {
+    const s = state(false, { run: () => Promise.resolve({ exitCode: 0, stdout: RULES, stderr: '' }) });
+    const h = s.objects.tap({ services: noop, endpointSlices: noopSlices, node: noopNode });
+    h.services.onServiceAdd({
+      metadata: { namespace: 'default', name: 'web' },
+      spec: { type: 'ClusterIP', clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'], ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+    } as V1Service);
+    h.endpointSlices.onEndpointSliceAdd({
+      metadata: { namespace: 'default', name: 'web-1', labels: { 'kubernetes.io/service-name': 'web' } },
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+      endpoints: ['10.244.1.11', '10.244.2.21', '10.244.3.31'].map((ip) => ({ addresses: [ip], conditions: { ready: true }, nodeName: 'node-2' })),
+    } as V1EndpointSlice);
+    const server = await serve(s);
+    try {
+      const r = await server.get('/debug/explain?service=default/web');
+      expect(r.status).toBe(200);
+      const body = r.body as { service: string; ports: { servicePort: string }[]; kernel: { live: boolean; objects: { name: string }[]; differences: string[] } };
+      expect(body.service).toBe('default/web');
+      expect(body.ports.map((p) => p.servicePort)).toEqual(['default/web:http']);
+      expect(body.kernel.live).toBe(true);
+      expect(body.kernel.objects.map((o) => o.name)).toEqual(['fake/default/web:http']);
+      // 10.244.3.31 is ready in the slice; the kernel's rules do not send to it.
+      expect(body.kernel.differences.join('\n')).toContain('10.244.3.31');
     } finally {
       await server.stop();
     }

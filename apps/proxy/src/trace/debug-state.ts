@@ -79,7 +79,7 @@ export class DebugState {
       node: this.objects.node(),
       nodeAddresses: await this.nodeAddresses(),
       nodeIPs: this.opts.nodeIPs ?? {},
-      config: this.opts.config,
+      config: { ...this.opts.config, mode: this.opts.plugin.name },
       families: this.opts.families,
       ...(view ? (this.opts.dryRun ? { expected: view } : { live: view }) : {}),
       objectSource: "this proxy's objects",

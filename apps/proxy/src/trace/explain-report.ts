@@ -113,10 +113,11 @@ export function formatExplainText(report: ExplainReport): string {
     .map(([family, source]) => `${family} from ${source}`)
     .join(', ');
   const how = kernel.live ? "this host's kernel" : 'what the mode would program';
-  const lines = [`Kernel objects: ${kernel.mode} mode, ${how}${where ? ` (${where})` : ''}`, ''];
+  const lines = [`Rules: ${kernel.mode} mode, ${how}${where ? ` (${where})` : ''}`, ''];
   const body = formatExplanation(explanation, kernel.objects, kernel.differences);
   lines.push(body.endsWith('\n') ? body.slice(0, -1) : body);
-  if (kernel.expected) {
+  // What the mode would program is worth reading beside the kernel only where they differ.
+  if (kernel.expected && (kernel.differences?.length ?? 0) > 0) {
     lines.push('', 'What the mode would program for these objects:');
     lines.push(...(kernel.expected.length === 0 ? ['  (nothing)'] : kernel.expected.map(objectLine)));
   }

@@ -50,7 +50,7 @@ function ownToken(arg: string, own: readonly OwnFlag[]): Token | undefined {
 /** Whether a proxy flag given as `arg` (no inline value) takes the next argument as its value. */
 function proxyFlagTakesNext(arg: string): boolean {
   if (arg.includes('=')) return false;
-  const spec = arg.startsWith('--') ? findFlag(arg.slice(2).replaceAll('_', '-')) : arg.length === 2 ? findShorthand(arg[1]!) : undefined;
+  const spec = arg.startsWith('--') ? findFlag(arg.slice(2).replaceAll('_', '-')) : arg.length === 2 ? findShorthand(arg.slice(1)) : undefined;
   return spec !== undefined && spec.type !== 'bool';
 }
 
@@ -69,20 +69,21 @@ export function parseSubcommandArgs(command: Subcommand, argv: readonly string[]
   const values = new Map<OwnFlag, string[]>();
   const proxyArgv: string[] = [];
   const positionals: string[] = [];
+  const next = (i: number): string => argv[i] ?? '';
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+    const arg = next(i);
     const token = ownToken(arg, own);
     if (token) {
       let value = token.inline;
       if (value === undefined && token.flag !== 'live' && token.flag !== 'help') {
         if (i + 1 >= argv.length) throw new TraceInputError(`flag needs an argument: --${token.flag}`);
-        value = argv[++i]!;
+        value = next(++i);
       }
       values.set(token.flag, [...(values.get(token.flag) ?? []), value ?? '']);
       if (token.flag === 'help') break;
     } else if (arg.startsWith('-') && arg !== '-') {
       proxyArgv.push(arg);
-      if (proxyFlagTakesNext(arg) && i + 1 < argv.length) proxyArgv.push(argv[++i]!);
+      if (proxyFlagTakesNext(arg) && i + 1 < argv.length) proxyArgv.push(next(++i));
     } else {
       positionals.push(arg);
     }
@@ -103,6 +104,7 @@ function assemble(command: Subcommand, values: Map<OwnFlag, string[]>, proxyArgv
     throw new TraceInputError(positionals.length === 0 ? 'explain needs the Service: NAMESPACE/NAME' : `explain takes one Service, got ${positionals.join(' ')}`);
   }
   const optional = (key: keyof SubcommandArgs, flag: OwnFlag) => (last(flag) === undefined ? {} : { [key]: last(flag) });
+  const [service] = positionals;
   return {
     help,
     live,
@@ -113,7 +115,7 @@ function assemble(command: Subcommand, values: Map<OwnFlag, string[]>, proxyArgv
     ...optional('to', 'to'),
     ...optional('protocol', 'protocol'),
     ...optional('inInterface', 'in-interface'),
-    ...(command === 'explain' && positionals.length === 1 ? { service: checkServiceName(positionals[0]!) } : {}),
+    ...(command === 'explain' && service !== undefined && positionals.length === 1 ? { service: checkServiceName(service) } : {}),
   };
 }
 

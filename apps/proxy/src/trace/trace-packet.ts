@@ -9,9 +9,9 @@ export const TRACE_PROTOCOLS: readonly TraceProtocol[] = ['TCP', 'UDP', 'SCTP'];
 
 export interface PacketInput {
   /** `IP` or `IP:PORT` (`[IPv6]:PORT`). */
-  readonly from: string | undefined;
+  readonly from?: string | undefined;
   /** `IP:PORT` (`[IPv6]:PORT`). */
-  readonly to: string | undefined;
+  readonly to?: string | undefined;
   /** Case-insensitive; TCP when absent. */
   readonly protocol?: string | undefined;
   /** The input interface (PREROUTING only). */
@@ -44,8 +44,8 @@ export function buildTracePacket(input: PacketInput, nodeAddresses: readonly str
   if (!source) throw new TraceInputError(`malformed --from ${JSON.stringify(input.from)}: want IP or IP:PORT ([IPv6]:PORT)`);
   const dest = parseHostPort(input.to);
   if (!dest) throw new TraceInputError(`malformed --to ${JSON.stringify(input.to)}: want IP:PORT ([IPv6]:PORT) with a port in 1-65535`);
-  const family = ipFamilyOf(dest.ip)!;
-  if (ipFamilyOf(source.ip) !== family) {
+  const family = ipFamilyOf(dest.ip);
+  if (!family || ipFamilyOf(source.ip) !== family) {
     throw new TraceInputError(`--from ${source.ip} and --to ${dest.ip} are of different IP families`);
   }
   const protocol = parseProtocol(input.protocol);

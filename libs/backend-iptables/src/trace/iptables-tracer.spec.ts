@@ -303,6 +303,23 @@ describe('the iptables tracer over our own --dry-run output', () => {
     expect(fromOutside.masqueradeReason).toBe(traceWords.masqueradeOffCluster);
   });
 
+  it('internalTrafficPolicy Local without a local endpoint: DROP, with the internal policy named', () => {
+    const fp = new FakeProxier('IPv4');
+    fp.addService(
+      makeTestService('ns1', 'web', (svc) => {
+        svc.spec.clusterIP = '172.30.0.41';
+        svc.spec.internalTrafficPolicy = 'Local';
+        svc.spec.ports = [{ name: 'http', port: 80, protocol: 'TCP' }];
+      }),
+    );
+    fp.setEndpoints('ns1', 'web', 'http', 80, [{ ip: '10.180.2.1', nodeName: 'node2' }]);
+    fp.syncProxyRules();
+    const t = trace(iptablesTracer.fromDryRun(dumpToString(fp.ipt.dump), 'IPv4'), '10.0.0.2', '172.30.0.41', 80);
+    expect(t.verdict).toBe('DROP');
+    expect(t.service).toBe('ns1/web:http');
+    expect(t.reason).toBe('internalTrafficPolicy Local and no local endpoint of ns1/web:http on test-node');
+  });
+
   it('masqueradeAll says so', () => {
     const fp = new FakeProxier('IPv4', { masqueradeAll: true });
     fp.addService(

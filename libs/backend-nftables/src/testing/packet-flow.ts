@@ -10,8 +10,14 @@
  * and nat-postrouting are not traced: the first mirror the prerouting ones, and masquerading is
  * reported from the `jump mark-for-masquerade` that requests it.
  *
- * `numgen random` visits every endpoint, so the output lists all reachable endpoints. */
-import { canonicalIP } from '@kube-proxy/core';
+ * `numgen random` visits every endpoint, so the output lists all reachable endpoints.
+ *
+ * runPacketFlows, which every ported upstream flow spec uses, runs the production tracer (src/trace)
+ * instead; tracePacket stays as the hand-checkable reference its own spec pins down. */
+import { canonicalIP, type PacketTrace, type TraceProtocol } from '@kube-proxy/core';
+import { traceRuleset } from '../trace/packet-trace.js';
+import { rulesetOfMemoryTable } from '../trace/script-parser.js';
+import { TEST_NODE_NAME } from './fake-proxier.js';
 import type { MemoryNftTable } from '../nft/memory-table.js';
 import { CHAIN } from '../render/table-names.js';
 import { COMMENT_RE, DNAT_RE, JUMP_RE, MATCHERS, NUMGEN_ENTRY_RE, NUMGEN_RE, RETURN_RE, VERDICT_RE, type MatchEnv, type TracedPacket } from './rule-matchers.js';
@@ -169,16 +175,28 @@ export interface PacketFlowOutcome {
   readonly masq: boolean;
 }
 
+/** Upstream's `output`: the endpoints in rule order ("a:80, b:80"), "REJECT", "DROP", or "" (nothing applies). */
+function upstreamOutput(trace: PacketTrace): string {
+  if (trace.verdict === 'DNAT') return trace.choices.map((c) => c.endpoint).join(', ');
+  return trace.verdict === 'ACCEPT' ? '' : trace.verdict;
+}
+
 /**
- * Traces every case; returns each case's observed outcome beside its expected one, so a spec can
- * `expect(got).toEqual(want)` and see every failing flow in one diff.
+ * Traces every case through the production tracer (src/trace) and returns each case's observed
+ * outcome beside its expected one, so a spec can `expect(got).toEqual(want)` and see every failing
+ * flow in one diff. A source that is one of the node's IPs takes the OUTPUT path, as in the kernel.
  */
 export function runPacketFlows(table: MemoryNftTable, nodeIPs: readonly string[], cases: readonly PacketFlowCase[]): { got: PacketFlowOutcome[]; want: PacketFlowOutcome[] } {
+  const ruleset = rulesetOfMemoryTable(table);
+  const node = { name: TEST_NODE_NAME, addresses: nodeIPs.map((ip) => canonicalIP(ip) ?? ip) };
   const got: PacketFlowOutcome[] = [];
   const want: PacketFlowOutcome[] = [];
   for (const c of cases) {
-    const r = tracePacket(table, { sourceIP: c.sourceIP, protocol: c.protocol ?? 'tcp', destIP: c.destIP, destPort: c.destPort }, nodeIPs);
-    got.push({ name: c.name, output: r.output, masq: r.masq });
+    const family = c.destIP.includes(':') ? 'IPv6' : 'IPv4';
+    const source = canonicalIP(c.sourceIP) ?? c.sourceIP;
+    const packet = { family, protocol: (c.protocol ?? 'tcp').toUpperCase() as TraceProtocol, sourceIP: c.sourceIP, destIP: c.destIP, destPort: c.destPort, locallyGenerated: node.addresses.includes(source) } as const;
+    const r = traceRuleset(ruleset, packet, node);
+    got.push({ name: c.name, output: upstreamOutput(r), masq: r.masquerade });
     want.push({ name: c.name, output: c.output, masq: c.masq ?? false });
   }
   return { got, want };

@@ -9,7 +9,6 @@ import { cloneState, type EvalEnv, type FlowState } from './flow-state.js';
 import { evaluateRule, type ElementHit, type RuleOutcome, type RuleResult } from './rule-eval.js';
 import { chainOwner, commentOwner, verdictTarget } from './service-names.js';
 
-const MASQ_BIT = 0x4000;
 /** Deeper than any chain graph kube-proxy writes (base → dispatch → service → endpoint); a loop is a bug. */
 const MAX_DEPTH = 16;
 
@@ -91,9 +90,12 @@ export class ChainWalker {
     const rules = this.env.ruleset.chains.get(chain)!.rules;
     for (let i = start; i < rules.length; i++) {
       const rule = rules[i]!;
-      const markBefore = branch.state.mark & MASQ_BIT;
+      const markBefore = branch.state.mark;
       const result = evaluateRule(rule, branch.state, this.env);
-      if (result.outcome.kind === 'nomatch') continue;
+      if (result.outcome.kind === 'nomatch') {
+        if (result.affinity) this.record(branch, chain, rule, 'session affinity: a client seen before goes back to its endpoint; a new one is balanced below');
+        continue;
+      }
       this.recordHits(branch, result.hits);
       this.noteMasquerade(branch, result, markBefore, { chain, rule }, caller);
       const walked = this.outcome(chain, i, rule, result, branch, depth, caller);
@@ -104,7 +106,9 @@ export class ChainWalker {
 
   private noteMasquerade(branch: Branch, result: RuleResult, markBefore: number, here: RuleRef, caller?: RuleRef): void {
     if (result.masqueraded) branch.masqueraded = true;
-    const newlyMarked = result.marked && markBefore === 0 && (branch.state.mark & MASQ_BIT) !== 0;
+    // kube-proxy marks packets for one purpose only, masquerade (0x4000 unless --iptables-masquerade-bit
+    // says otherwise), so any bit set by `mark set mark or …` is that mark.
+    const newlyMarked = result.marked && markBefore === 0 && branch.state.mark !== 0;
     if (branch.masqueradeCause !== undefined || !(newlyMarked || result.masqueraded)) return;
     // A helper chain that only sets the mark (mark-for-masquerade) stands for the rule that jumped to it.
     branch.masqueradeCause = newlyMarked && caller !== undefined && /mark/.test(here.chain) ? caller : here;
@@ -115,7 +119,7 @@ export class ChainWalker {
     const o: RuleOutcome = result.outcome;
     switch (o.kind) {
       case 'next':
-        this.record(branch, chain, rule, result.affinity ? 'session affinity: a returning client goes back to its endpoint' : undefined);
+        this.record(branch, chain, rule);
         return undefined;
       case 'unknown':
         this.record(branch, chain, rule, `not understood by the tracer ("${o.rest}"); assumed not to match`);

@@ -74,6 +74,8 @@ describe.each(Object.entries(forms))('examples/ traced from the %s', (_form, sna
   it('lists every endpoint of a ClientIP-affinity Service and notes the affinity', () => {
     const t = trace(pkt('10.244.1.50', '10.96.0.12', 80));
     expect(t.endpoints).toEqual(['10.244.1.11:8080', '10.244.1.12:8080']);
+    expect(t.path.filter((s) => s.note?.startsWith('session affinity')).map((s) => s.service)).toEqual(['default/web-sticky:', 'default/web-sticky:']);
+    expect(t.service).toBe('default/web-sticky:');
   });
 
   it('lets a packet that no Service rule matches pass: ACCEPT, no service', () => {

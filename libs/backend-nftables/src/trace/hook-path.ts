@@ -12,8 +12,21 @@ import { ChainWalker, type Branch } from './chain-walker.js';
 import type { EvalEnv } from './flow-state.js';
 import type { NftChain, NftHook } from './nft-ruleset.js';
 
+const baseChains = new WeakMap<EvalEnv['ruleset'], Map<NftHook, NftChain[]>>();
+
+/** The base chains of `hook` in priority order (found once per snapshot: a big table has 60,000 chains). */
 export function baseChainsOf(env: EvalEnv, hook: NftHook): NftChain[] {
-  return [...env.ruleset.chains.values()].filter((c) => c.base?.hook === hook).sort((a, b) => a.base!.priority - b.base!.priority);
+  let byHook = baseChains.get(env.ruleset);
+  if (!byHook) {
+    byHook = new Map();
+    for (const c of env.ruleset.chains.values()) {
+      if (c.base === undefined) continue;
+      byHook.set(c.base.hook, [...(byHook.get(c.base.hook) ?? []), c]);
+    }
+    for (const list of byHook.values()) list.sort((a, b) => a.base!.priority - b.base!.priority);
+    baseChains.set(env.ruleset, byHook);
+  }
+  return byHook.get(hook) ?? [];
 }
 
 export interface WalkedBranch {

@@ -55,12 +55,14 @@ function unquote(name: string): string {
 }
 
 function blockLine(block: Block, line: string): void {
+  let fresh = line;
   if (block.pendingElements !== undefined) {
     block.pendingElements += ' ' + line;
   } else if (block.kind !== 'chain') {
     // type, flags, size, timeout, comment, policy: nothing the tracer needs
     if (!line.startsWith('elements = {')) return;
     block.pendingElements = line.slice('elements = {'.length);
+    fresh = block.pendingElements;
   } else {
     const base = BASE_LINE.exec(line);
     if (base) {
@@ -70,8 +72,10 @@ function blockLine(block: Block, line: string): void {
     } else if (!/^comment "[^"]*"$/.test(line)) block.rules.push(line);
     return;
   }
+  // Only the newest line can close the braces (a quoted comment never spans lines): looking at it
+  // alone keeps a 10,000-element map linear to read.
+  if (closingBrace(fresh) < 0) return;
   const end = closingBrace(block.pendingElements);
-  if (end < 0) return;
   block.elements.push(...splitElements(block.pendingElements.slice(0, end)).map(parseElementBody));
   delete block.pendingElements;
 }

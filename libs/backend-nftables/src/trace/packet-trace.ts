@@ -33,7 +33,7 @@ function choicesOf(branches: readonly WalkedBranch[]): TraceEndpointChoice[] {
  * dropped, where no postrouting runs) the rules marked it — upstream's tracers report the mark.
  */
 function isMasqueraded(w: WalkedBranch): boolean {
-  return w.branch.masqueraded || (!w.postrouted && (w.branch.state.mark & 0x4000) !== 0);
+  return w.branch.masqueraded || (!w.postrouted && w.branch.state.mark !== 0);
 }
 
 function masqueradeReason(cause: RuleRef | undefined): string {

@@ -7,6 +7,7 @@
  */
 import { canonicalIP } from '@kube-proxy/core';
 import type { EvalEnv, FlowState } from './flow-state.js';
+import { exactIndex, normalKey } from './element-index.js';
 import { SELECTOR, selectorMatches, selectorValue } from './rule-values.js';
 import type { NftContainer, NftElement } from './nft-ruleset.js';
 
@@ -78,6 +79,14 @@ function elementMatches(selectors: readonly string[], state: FlowState, key: str
 }
 
 function findElement(container: NftContainer, selectors: readonly string[], state: FlowState): NftElement | undefined {
+  const index = exactIndex(container);
+  if (index !== null) {
+    const values = selectors.map((sel) => selectorValue(sel, state));
+    // `tcp dport` in a key also pins the protocol; the index knows only values.
+    if (values.some((v) => v.value === undefined || (v.proto !== undefined && v.proto !== state.proto))) return undefined;
+    const key = normalKey(values.map((v) => String(v.value)));
+    return key === undefined ? undefined : index.get(key);
+  }
   return container.elements.find((e) => elementMatches(selectors, state, e.key));
 }
 

@@ -36,17 +36,26 @@ export function parseElementBody(body: string): NftElement {
   return { key: rest, ...(value !== undefined ? { value } : {}), ...(comment !== undefined ? { comment } : {}) };
 }
 
-/** The script's object lines: blank lines and `#` comments (upstream's dumps have both) left out. */
-function scriptLines(text: string): string[] {
+/**
+ * The script's lines for `family`'s table: blank lines and `#` comments (upstream's dumps have both)
+ * left out, and so are the other family's lines (a dual-stack dry run prints both tables).
+ */
+function scriptLines(text: string, family: NftFamily): string[] {
   return text
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'));
+    .filter((l) => l !== '' && !l.startsWith('#') && l.split(' ', 3)[2] === family);
 }
 
 export function parseNftScript(text: string, family: NftFamily): NftRuleset {
   const table = new MemoryNftTable(family);
-  table.run(scriptLines(text));
+  table.run(scriptLines(text, family));
+  return rulesetOfMemoryTable(table);
+}
+
+/** The in-memory table (--dry-run's, the unit tests') as the tracer reads it. */
+export function rulesetOfMemoryTable(table: MemoryNftTable): NftRuleset {
+  const family = table.family;
   const chains = new Map<string, NftChain>();
   for (const name of table.chainNames()) {
     const base = baseOf(table.chainBody(name) ?? '');

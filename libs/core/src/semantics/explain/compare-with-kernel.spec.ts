@@ -47,13 +47,15 @@ describe('compareWithKernel', () => {
 
   it('names a ready endpoint the kernel lacks, by port', () => {
     const objects = [chain('nat/KUBE-SVC-HTTP', ['10.0.1.5:8080'], 'ns/web:http'), chain('nat/KUBE-SVC-METRICS', ['10.0.1.5:9100', '10.0.1.6:9100'], 'ns/web:metrics')];
-    expect(compareWithKernel(webExplanation(), objects)).toEqual(["endpoint 10.0.1.6:8080 is ready in the EndpointSlice but absent from the kernel's rules for ns/web:http"]);
+    expect(compareWithKernel(webExplanation(), objects)).toEqual([
+      "endpoint 10.0.1.6:8080 is ready in the EndpointSlice but absent from the kernel's rules for ns/web:http (chain nat/KUBE-SVC-HTTP)",
+    ]);
   });
 
   it('an endpoint under the wrong port is missing from one and stray in the other, when objects name their port', () => {
     const objects = [chain('nat/KUBE-SVC-HTTP', ['10.0.1.5:8080', '10.0.1.6:8080', '10.0.1.6:9100'], 'ns/web:http'), chain('nat/KUBE-SVC-METRICS', ['10.0.1.5:9100'], 'ns/web:metrics')];
     expect(compareWithKernel(webExplanation(), objects)).toEqual([
-      "endpoint 10.0.1.6:9100 is ready in the EndpointSlice but absent from the kernel's rules for ns/web:metrics",
+      "endpoint 10.0.1.6:9100 is ready in the EndpointSlice but absent from the kernel's rules for ns/web:metrics (chain nat/KUBE-SVC-METRICS)",
       'the kernel sends ns/web:http to 10.0.1.6:9100, which no EndpointSlice lists',
     ]);
   });

@@ -32,12 +32,20 @@ function familyOfEndpoint(endpoint: string): IPFamily | undefined {
 interface KernelEndpoints {
   readonly byPort: Map<string, Set<string>>;
   readonly pooled: Set<string>;
+  /** Per Service port, the objects that send it to endpoints (`chain nat/KUBE-SVC-…`), to name them. */
+  readonly objectNames: Map<string, string[]>;
 }
 
 function kernelEndpoints(objects: readonly KernelObject[]): KernelEndpoints {
   const byPort = new Map<string, Set<string>>();
   const pooled = new Set<string>();
+  const objectNames = new Map<string, string[]>();
   for (const obj of objects) {
+    if (obj.servicePort !== undefined && (obj.endpoints?.length ?? 0) > 0) {
+      const names = objectNames.get(obj.servicePort) ?? [];
+      names.push(`${obj.kind} ${obj.name}`);
+      objectNames.set(obj.servicePort, names);
+    }
     for (const ep of obj.endpoints ?? []) {
       // Respelled as trace output spells it, whatever the tool printed.
       const hp = parseHostPort(ep);
@@ -51,7 +59,7 @@ function kernelEndpoints(objects: readonly KernelObject[]): KernelEndpoints {
       }
     }
   }
-  return { byPort, pooled };
+  return { byPort, pooled, objectNames };
 }
 
 function condition(facts: EndpointFacts | undefined): string {
@@ -66,7 +74,9 @@ function missingFromKernel(ports: readonly PortExplanation[], kernel: KernelEndp
     for (const ep of [...expectedOf(port)].sort()) {
       if (attributed?.has(ep) || kernel.pooled.has(ep)) continue;
       const facts = port.sliceEndpoints.find((f) => f.endpoint === ep);
-      out.push(`endpoint ${ep} is ${condition(facts)} in the EndpointSlice but absent from the kernel's rules for ${port.servicePort}`);
+      const names = kernel.objectNames.get(port.servicePort);
+      const where = names === undefined ? '' : ` (${names.join(', ')})`;
+      out.push(`endpoint ${ep} is ${condition(facts)} in the EndpointSlice but absent from the kernel's rules for ${port.servicePort}${where}`);
     }
   }
   return out;

@@ -78,6 +78,20 @@ describe('explainService: addresses by traffic class', () => {
     expect(nowhere.nodePort.reason).toContain('selects none of the node');
   });
 
+  it("nftables mode without nodePortAddresses answers on the node's primary IP only, as upstream", () => {
+    const addresses = ['10.0.0.1', '192.168.5.1'];
+    const nft = onlyPort(explain(lbService(), READY, { addresses, config: { mode: 'nftables' } }));
+    expect(nft.nodePort).toEqual({
+      nodePort: 30080,
+      allLocalAddresses: false,
+      addresses: ['10.0.0.1'],
+      localhost: false,
+      reason: "nodePortAddresses (10.0.0.1/32) selects these node addresses (nftables mode: no nodePortAddresses means the node's primary IP)",
+    });
+    const given = onlyPort(explain(lbService(), READY, { addresses, nodeIPs: { IPv4: '10.0.0.1' }, config: { mode: 'nftables', nodePortAddresses: ['0.0.0.0/0'] } }));
+    expect(given.nodePort).toMatchObject({ allLocalAddresses: true, addresses });
+  });
+
   it('localhost NodePorts: iptables mode with a loopback selection answers on 127.0.0.0/8; nftables and a flag off do not', () => {
     const config = { nodePortAddresses: ['127.0.0.0/8', '10.0.0.0/8'] };
     // A host's addresses include its loopback one, which the selection then picks.
@@ -122,7 +136,9 @@ describe('explainService: addresses by traffic class', () => {
 
   it('a proxy serving one family explains only that family, and says so when the Service has none of it', () => {
     const svc = explainTestService({ clusterIPs: ['10.96.0.10', 'fd00:96::10'], ipFamilies: ['IPv4', 'IPv6'] });
-    expect(explain(svc, READY, { families: ['IPv6'] }).ports.map((p) => p.family)).toEqual(['IPv6']);
+    const v6 = explain(svc, READY, { families: ['IPv6'] });
+    expect(v6.ports.map((p) => p.family)).toEqual(['IPv6']);
+    expect(v6.notes).toEqual(['the Service also has an IPv4 cluster IP (10.96.0.10), which this proxy does not serve (it serves IPv6)']);
     const v4only = explain(explainTestService(), READY, { families: ['IPv6'] });
     expect(v4only).toMatchObject({ proxied: false, ports: [] });
     expect(v4only.reason).toBe('the Service has no valid cluster IP or port of IPv6 (it has IPv4); this proxy programs nothing for it');

@@ -31,7 +31,13 @@ function address(trafficClass: AnsweringAddress['trafficClass'], kind: Answering
 }
 
 /** The node addresses a NodePort answers on, as far as the node's `addresses` (this family) show them. */
-export function nodePortExplanation(svc: ServicePort, plan: NodePortAddressPlan, nodeAddresses: readonly string[], cidrs: readonly string[]): NodePortExplanation {
+export function nodePortExplanation(
+  svc: ServicePort,
+  plan: NodePortAddressPlan,
+  nodeAddresses: readonly string[],
+  cidrs: readonly string[],
+  defaultedToPrimary = false,
+): NodePortExplanation {
   if (svc.nodePort === 0) return { nodePort: 0, allLocalAddresses: false, addresses: [], localhost: false, reason: 'the port has no NodePort' };
   const family = svc.family;
   let addresses: string[];
@@ -44,6 +50,7 @@ export function nodePortExplanation(svc: ServicePort, plan: NodePortAddressPlan,
     reason = addresses.length === 0
       ? `nodePortAddresses (${cidrs.join(', ')}) selects none of the node's ${family} addresses: the NodePort answers nowhere`
       : `nodePortAddresses (${cidrs.join(', ')}) selects these node addresses`;
+    if (defaultedToPrimary) reason += " (nftables mode: no nodePortAddresses means the node's primary IP)";
   }
   if (plan.localhostNodePorts) reason += '; also on 127.0.0.0/8 (iptables.localhostNodePorts, route_localnet)';
   return { nodePort: svc.nodePort, allLocalAddresses: plan.allLocalAddresses, addresses, localhost: plan.localhostNodePorts, reason };

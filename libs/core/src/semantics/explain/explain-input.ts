@@ -20,6 +20,8 @@ export interface ExplainNode {
   readonly object?: V1Node;
   /** Replaces the Node object's labels (for the topology zone). */
   readonly labels?: Readonly<Record<string, string>>;
+  /** The node's topology zone (topology.kubernetes.io/zone); overrides the labels' when given. */
+  readonly zone?: string;
   /**
    * The node's own addresses, any family (a host's, or `--node-address`); when absent, the Node
    * object's InternalIP and ExternalIP addresses. NodePorts answer on those nodePortAddresses selects.

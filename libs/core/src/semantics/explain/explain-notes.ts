@@ -68,3 +68,18 @@ export function proxiedSummary(service: string, ports: readonly PortExplanation[
   if (problems.length === 0) return `service ${service} is proxied on ${node} (${families}) and every port reaches an endpoint`;
   return `service ${service} is proxied on ${node} (${families}), but ${problems.join('; ')}`;
 }
+
+/** A note for each IP family the Service has but the proxy does not serve. */
+export function unservedFamilyNotes(svc: V1Service, families: readonly IPFamily[]): string[] {
+  const spec = svc.spec;
+  const svcFamilies = Array.isArray(spec?.ipFamilies) ? spec.ipFamilies : [];
+  const clusterIPs = Array.isArray(spec?.clusterIPs) ? spec.clusterIPs : [];
+  const out: string[] = [];
+  svcFamilies.forEach((family, i) => {
+    if (families.includes(family as IPFamily)) return;
+    const ip = clusterIPs[i];
+    const what = typeof ip === 'string' && ip !== '' && ip !== 'None' ? `an ${family} cluster IP (${ip})` : `the ${family} family`;
+    out.push(`the Service also has ${what}, which this proxy does not serve (it serves ${families.join(' and ')})`);
+  });
+  return out;
+}

@@ -166,6 +166,17 @@ describe('explainService: topology hints', () => {
     ]);
   });
 
+  it('takes the zone from ExplainNode.zone when given, over the Node labels', () => {
+    const x = explainService({
+      service: explainTestService(),
+      endpointSlices: [explainTestSlice([{ ip: '10.244.1.5', forZones: ['zone-a'] }, { ip: '10.244.2.6', node: 'node-2', forZones: ['zone-b'] }])],
+      node: { name: NODE, object: zoned('zone-a'), zone: 'zone-b' },
+      config: explainTestConfig({ mode: 'iptables' }),
+      families: ['IPv4'],
+    });
+    expect(internal(onlyPort(x)).endpoints).toEqual(['10.244.2.6:8080']);
+  });
+
   it('hints for no endpoint of this zone are ignored (every ready endpoint is used)', () => {
     const port = onlyPort(explain(explainTestService(), [explainTestSlice([{ ip: '10.244.1.5', forZones: ['zone-b'] }, { ip: '10.244.2.6', forZones: ['zone-c'] }])], { node: zoned('zone-a') }));
     expect(internal(port)).toMatchObject({ endpoints: ['10.244.1.5:8080', '10.244.2.6:8080'], topology: '', excluded: [] });

@@ -1,5 +1,6 @@
 import { topologyGates } from '../topology/topology-gates.js';
 import type { Logger } from '../../host/logger.js';
+import { NO_LOCAL_DETECTOR, type LocalTrafficDetector } from '../local-detect/local-traffic-detector.js';
 import { selectLocalDetector } from '../local-detect/select-local-detector.js';
 import { canonicalIP, ipFamilyOf } from '../model/ip.js';
 import type { IPFamily } from '../model/protocol.js';
@@ -8,8 +9,8 @@ import type { ServicePort } from '../model/service-port.js';
 import { servicePortsFromService } from '../model/service-port-from-service.js';
 import { serviceType } from '../model/service-policy.js';
 import { LABEL_TOPOLOGY_ZONE } from '../model/well-known.js';
-import { planNodePortAddresses } from '../plan/node-port-address-plan.js';
-import { parseNodePortAddresses, resolveNodePortAddresses } from '../plan/node-port-addresses.js';
+import { planNodePortAddresses, type NodePortAddressPlan } from '../plan/node-port-address-plan.js';
+import { NODE_PORT_ADDRESSES_PRIMARY, parseNodePortAddresses, resolveNodePortAddresses } from '../plan/node-port-addresses.js';
 import { addressesAsInterfaces, nodeObjectAddresses } from '../plan/node-port-interfaces.js';
 import { planServicePort, type ServicePlanContext } from '../plan/plan-service-port.js';
 import { topologyModeFromHints } from '../topology/categorize-endpoints.js';
@@ -17,9 +18,16 @@ import { answeringAddresses, nodePortExplanation, proxyModeIngressIPs, sourceRan
 import type { ExplainInput } from './explain-input.js';
 import { externalClass, internalClass } from './explain-traffic-class.js';
 import { endpointFacts } from './endpoint-exclusion.js';
-import { notingLogger, notProxiedReason, proxiedSummary } from './explain-notes.js';
+import { notingLogger, notProxiedReason, proxiedSummary, unservedFamilyNotes } from './explain-notes.js';
 import { familyEndpoints, portlessEndpoints, protocolMismatches, slicesOfService, type FamilyEndpoints } from './service-endpoints.js';
 import type { PortExplanation, ServiceExplanation } from './service-explanation.js';
+
+interface NodePortSelection {
+  readonly plan: NodePortAddressPlan;
+  readonly cidrs: readonly string[];
+  /** nftables mode with no nodePortAddresses: the node's primary IP. */
+  readonly defaultedToPrimary: boolean;
+}
 
 /** What every port of one family is explained against. */
 interface FamilyContext {
@@ -29,6 +37,9 @@ interface FamilyContext {
   readonly zone: string;
   readonly endpoints: FamilyEndpoints;
   readonly nodeAddresses: readonly string[];
+  /** The local-traffic detector the proxier would use (none in userspace mode). */
+  readonly detector: LocalTrafficDetector;
+  readonly nodePorts: NodePortSelection;
   readonly logger: Logger;
   readonly notes: string[];
 }
@@ -49,8 +60,27 @@ function masqueradeAll(input: ExplainInput): boolean {
   return input.config.mode === 'nftables' ? input.config.nftables.masqueradeAll : input.config.iptables.masqueradeAll;
 }
 
+/** nodePortAddresses as the mode reads it: nftables mode defaults to the node's primary IPs, as upstream. */
+function nodePortAddressesOf(config: ExplainInput['config']): readonly string[] | null {
+  const given = config.nodePortAddresses;
+  if (config.mode === 'nftables' && (given === null || given.length === 0)) return [NODE_PORT_ADDRESSES_PRIMARY];
+  return given;
+}
+
+/** Where this family's NodePorts answer, as the mode's proxier resolves it once per sync. */
+function nodePortSelection(config: ExplainInput['config'], family: IPFamily, nodeIP: string | null, ofFamily: readonly string[], logger: Logger): NodePortSelection {
+  const npa = parseNodePortAddresses(nodePortAddressesOf(config), family, nodeIP ?? undefined, logger);
+  // Only the iptables mode serves NodePorts on 127.0.0.0/8 (route_localnet), and only when selected.
+  const iptablesMode = config.mode === 'iptables' || config.mode === '';
+  const localhostFlag = iptablesMode && config.iptables.localhostNodePorts && npa.containsIPv4Loopback;
+  const plan = planNodePortAddresses(family, resolveNodePortAddresses(npa, addressesAsInterfaces(ofFamily)), localhostFlag);
+  const defaultedToPrimary = config.mode === 'nftables' && (config.nodePortAddresses?.length ?? 0) === 0;
+  return { plan, cidrs: npa.cidrs, defaultedToPrimary };
+}
+
 function familyContext(input: ExplainInput, family: IPFamily, addresses: readonly string[], logger: Logger, notes: string[]): FamilyContext {
-  const labels = input.node.labels ?? input.node.object?.metadata?.labels ?? {};
+  const given = input.node.labels ?? input.node.object?.metadata?.labels ?? {};
+  const labels = input.node.zone === undefined ? given : { ...given, [LABEL_TOPOLOGY_ZONE]: input.node.zone };
   const ofFamily = addresses.filter((ip) => ipFamilyOf(ip) === family);
   const nodeIP = input.node.nodeIPs?.[family] ?? ofFamily[0] ?? null;
   const detector = selectLocalDetector(input.config, family, input.node.object?.spec?.podCIDRs, logger);
@@ -73,6 +103,8 @@ function familyContext(input: ExplainInput, family: IPFamily, addresses: readonl
     zone: labels[LABEL_TOPOLOGY_ZONE] ?? '',
     endpoints: familyEndpoints(slices, service, family, input.node.name, logger),
     nodeAddresses: ofFamily,
+    detector: userspace ? NO_LOCAL_DETECTOR : detector,
+    nodePorts: nodePortSelection(input.config, family, nodeIP, ofFamily, logger),
     logger,
     notes,
   };
@@ -82,14 +114,9 @@ function explainPort(svc: ServicePort, fc: FamilyContext): PortExplanation {
   const { input, family, plan: ctx } = fc;
   const endpoints = fc.endpoints.byPort.get(svc.name.key) ?? [];
   const plan = planServicePort(svc, endpoints, ctx);
-  const npa = parseNodePortAddresses(input.config.nodePortAddresses, family, ctx.nodeIP ?? undefined, fc.logger);
-  // Only the iptables mode serves NodePorts on 127.0.0.0/8 (route_localnet), and only when selected.
-  const iptablesMode = input.config.mode === 'iptables' || input.config.mode === '';
-  const localhostFlag = iptablesMode && input.config.iptables.localhostNodePorts && npa.containsIPv4Loopback;
-  const npPlan = planNodePortAddresses(family, resolveNodePortAddresses(npa, addressesAsInterfaces(fc.nodeAddresses)), localhostFlag);
-  const nodePort = nodePortExplanation(svc, npPlan, fc.nodeAddresses, npa.cidrs);
+  const np = fc.nodePorts;
+  const nodePort = nodePortExplanation(svc, np.plan, fc.nodeAddresses, np.cidrs, np.defaultedToPrimary);
   const topology = svc.usesClusterEndpoints ? topologyModeFromHints(endpoints, ctx.nodeName, fc.zone, ctx.topologyGates?.preferSameTrafficDistribution ?? true) : '';
-  const detector = selectLocalDetector(input.config, family, input.node.object?.spec?.podCIDRs, fc.logger);
   const classInputs = {
     plan,
     endpoints,
@@ -97,7 +124,7 @@ function explainPort(svc: ServicePort, fc: FamilyContext): PortExplanation {
     nodeName: ctx.nodeName,
     zone: fc.zone,
     topology,
-    detector: ctx.localDetection ? detector : { kind: 'none' as const },
+    detector: fc.detector,
   };
   for (const note of protocolMismatches(svc, fc.endpoints.slices)) if (!fc.notes.includes(note)) fc.notes.push(note);
   return {
@@ -124,9 +151,9 @@ function explainPort(svc: ServicePort, fc: FamilyContext): PortExplanation {
  * planNodePortAddresses), so it says what they program.
  */
 export function explainService(input: ExplainInput): ServiceExplanation {
-  const notes: string[] = [];
-  const logger = notingLogger(input.logger, notes);
   const svc = input.service;
+  const notes: string[] = unservedFamilyNotes(svc, input.families);
+  const logger = notingLogger(input.logger, notes);
   const addresses = nodeAddresses(input);
   const perFamily = input.families.map((family) => {
     const fc = familyContext(input, family, addresses, logger, notes);

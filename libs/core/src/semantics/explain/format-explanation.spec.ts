@@ -68,11 +68,23 @@ describe('formatExplanation', () => {
         '  chain nat/KUBE-FW-ABC: 1 rule',
         '',
         'Differences from the kernel:',
-        "  - endpoint 10.0.1.6:8080 is ready in the EndpointSlice but absent from the kernel's rules for ns/web:http",
+        "  - endpoint 10.0.1.6:8080 is ready in the EndpointSlice but absent from the kernel's rules for ns/web:http (chain nat/KUBE-SVC-ABC)",
         '',
       ].join('\n'),
     )).toBe(true);
     expect(formatExplanation(explanation, [], [])).toContain('Kernel objects: none\n\nThe kernel holds what the objects say.\n');
+  });
+
+  it('says when a port receives no external traffic', () => {
+    const clusterIPOnly = explainService({ service: explainTestService(), endpointSlices: [], node: { name: 'node-1' }, config: explainTestConfig({ mode: 'nftables' }), families: ['IPv4'] });
+    expect(formatExplanation(clusterIPOnly)).toContain(
+      [
+        '  internal traffic (internalTrafficPolicy Cluster): 0 endpoints',
+        '    no usable endpoint: REJECT, service ns/web has no ready endpoints for port ns/web:http',
+        '    masquerade (never): nothing is reachable, so nothing is masqueraded',
+        '  external traffic: none (the port has no external IP, load-balancer IP or NodePort: no external traffic arrives)',
+      ].join('\n'),
+    );
   });
 
   it('prints the reason and notes of a Service kube-proxy does not program', () => {

@@ -22,8 +22,8 @@ function addressLine(a: AnsweringAddress): string {
 
 function classLines(tc: TrafficClassExplanation): string[] {
   const field = tc.trafficClass === 'internal' ? 'internalTrafficPolicy' : 'externalTrafficPolicy';
+  if (!tc.applies) return [`  ${tc.trafficClass} traffic: none (${tc.masquerade.reasons.join('; ')})`];
   const title = `  ${tc.trafficClass} traffic (${field} ${tc.policy})`;
-  if (!tc.applies) return [`${title}: ${tc.masquerade.reasons.join('; ')}`];
   const count = tc.endpoints.length === 1 ? '1 endpoint' : `${tc.endpoints.length} endpoints`;
   const lines = [`${title}: ${count}`];
   if (tc.topology !== '') lines.push(`    topology: ${tc.topology} (from the EndpointSlice hints)`);

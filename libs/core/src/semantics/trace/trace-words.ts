@@ -67,4 +67,17 @@ export const traceWords = {
     `topology hints send this node's traffic to endpoints hinted for node ${node}; this one is hinted for another`,
   endpointPortMismatch: (servicePort: string, slicePorts: string): string =>
     `its EndpointSlice has no port named like ${servicePort} (it has ${slicePorts})`,
+  // Modes whose kernel objects do not name their Service (IPVS): the Service is named by where it answers.
+  noEndpointsAt: (where: string): string => `the Service at ${where} has no ready endpoints`,
+  serviceAddressWrongPort: (ip: string, port: number, protocol: TraceProtocol): string =>
+    `${ip} is a Service address on this node, but no Service answers on ${protocol} port ${port}`,
+  masqueradeFromServiceAddress: 'traffic the node sends from a Service address (kube-ipvs0) is masqueraded',
+  // Userspace mode: the proxy socket itself answers a connection it cannot forward.
+  proxyRefuses: (servicePort: string, protocol: TraceProtocol): string =>
+    protocol === 'UDP'
+      ? `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${servicePort}: the userspace proxy drops the datagram`
+      : `service ${serviceOfPort(servicePort)} has no ready endpoints for port ${servicePort}: the userspace proxy resets the connection`,
+  proxyEndpointsUnknown: (servicePort: string, proxy: string): string =>
+    `${servicePort} is captured to the userspace proxy socket ${proxy}, which forwards it to one of the Service's endpoints; the kernel does not hold them (the running proxy's /debug/trace names them)`,
+  proxyConnectsFromNode: "the userspace proxy opens its own connection to the endpoint: the endpoint sees the node's address, not the client's",
 } as const;
