@@ -27,7 +27,7 @@ function run(cmd, args, timeoutMs = 60_000) {
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', (e) => resolve({ code: null, stdout, stderr: stderr + String(e) }));
     child.on('close', (code) => {
-      const r = { cmd: [cmd, ...args].join(' '), code, stdout: stdout.slice(-4000), stderr: stderr.slice(-4000) };
+      const r = { cmd: [cmd, ...args].join(' '), code, stdout, stderr: stderr.slice(-4000) };
       out.steps.push({ cmd: r.cmd, code, stderr: r.stderr.slice(-1500) });
       resolve(r);
     });

@@ -9,11 +9,6 @@ import { parseSavedRule, savedChain, servicePortOfComment } from '@kube-proxy/ne
  * endpoints", "… traffic not accepted by KUBE-FW-…", "masquerade traffic for … external destinations" …
  */
 
-/** internalTrafficPolicy's counterpart of traceWords.noLocalEndpoints (same wording as the explain work adds to core). */
-function noLocalEndpointsInternal(servicePort: string, node: string): string {
-  return `internalTrafficPolicy Local and no local endpoint of ${servicePort} on ${node}`;
-}
-
 function where(ref: IptablesRuleRef): string {
   return `${ref.table}/${ref.chain}`;
 }
@@ -26,7 +21,7 @@ export function refusalReason(trace: IptablesTrace, service: string | null, pack
   if (servicePort !== null && ref !== undefined) {
     if (comment.includes('has no local endpoints')) {
       // Upstream writes the internal policy's rule in KUBE-SERVICES (cluster IPs), the external one elsewhere.
-      return ref.chain === 'KUBE-SERVICES' ? noLocalEndpointsInternal(servicePort, node.name) : traceWords.noLocalEndpoints(servicePort, node.name);
+      return ref.chain === 'KUBE-SERVICES' ? traceWords.noLocalEndpointsInternal(servicePort, node.name) : traceWords.noLocalEndpoints(servicePort, node.name);
     }
     if (comment.includes('has no endpoints')) return traceWords.noEndpoints(servicePort);
     if (/not accepted by|will be dropped|loadbalancer IP/.test(comment)) return traceWords.outsideSourceRanges(packet.sourceIP, servicePort);

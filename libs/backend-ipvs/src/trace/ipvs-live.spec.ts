@@ -1,5 +1,7 @@
 import { isNoRulesFound, type TraceNode, type TracePacket } from '@kube-proxy/core';
 import { FakeCommandExecutor } from '@kube-proxy/core/testing';
+import { ipvsObjectsAt } from './ipvs-objects.js';
+import { isIpvsSnapshot } from './ipvs-snapshot.js';
 import { ipvsTracer } from './ipvs-tracer.js';
 
 /*
@@ -102,6 +104,19 @@ describe('ipvsTracer.readLive (upstream IPVS node, fake executor)', () => {
     ]);
     const otherPort = ipvsTracer.trace(snapshot, p('10.0.0.5', '10.20.30.41', 8080), NODE);
     expect(otherPort.verdict).toBe('REJECT');
+  });
+
+  it('ipvsObjectsAt: the objects at a Service\'s addresses, for explain on a node whose objects name no Service', async () => {
+    const snapshot = await ipvsTracer.readLive(node(IPVSADM), 'IPv4');
+    if (isNoRulesFound(snapshot) || !isIpvsSnapshot(snapshot)) throw new Error('no snapshot');
+    expect(ipvsTracer.objectsOf(snapshot, 'ns1/svc1')).toEqual([]);
+    expect(ipvsObjectsAt(snapshot, [{ protocol: 'TCP', address: '10.20.30.41', port: 80 }, { protocol: 'TCP', address: '100.101.102.103', port: 3001 }])).toEqual([
+      { kind: 'virtual server', name: 'TCP 10.20.30.41:80', rules: 1, endpoints: ['10.180.0.1:80'] },
+      { kind: 'ipset entry', name: 'KUBE-CLUSTER-IP 10.20.30.41,tcp:80', rules: 1 },
+      { kind: 'ipset entry', name: 'KUBE-IPVS-IPS 10.20.30.41', rules: 1 },
+      { kind: 'virtual server', name: 'TCP 100.101.102.103:3001', rules: 1, endpoints: ['10.180.0.1:80'] },
+      { kind: 'ipset entry', name: 'KUBE-NODE-PORT-TCP 3001', rules: 1 },
+    ]);
   });
 
   it('no endpoints: both virtual servers refuse', async () => {

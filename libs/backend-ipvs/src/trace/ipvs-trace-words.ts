@@ -45,18 +45,11 @@ export function masqueradeReasonOf(ref: IptablesRuleRef | undefined): string {
   return `marked for masquerade by ${ref.table}/${ref.chain}: ${rule}`;
 }
 
-export interface RefusalContext {
-  readonly packet: TracePacket;
-  /** The Service port, or `TCP 10.96.0.10:80` when no object names it. */
-  readonly label: string;
-  readonly matched: readonly IpsetEntry[];
-}
-
 /** The reason of a REJECT/DROP by a filter rule of IPVS mode (or anyone's). */
-export function refusalReason(ctx: { packet: TracePacket; service: string | null; label: string; matched: readonly IpsetEntry[] }, ref: IptablesRuleRef | undefined): string {
+export function refusalReason(ctx: { readonly packet: TracePacket; readonly service: string | null; readonly label: string }, ref: IptablesRuleRef | undefined): string {
   const { packet } = ctx;
   const subject = ctx.service ?? ctx.label.replace(/^the Service at /, '');
-  if (ref === undefined) return `the packet is refused`;
+  if (ref === undefined) return 'the packet is refused';
   if (ref.chain === 'KUBE-SOURCE-RANGES-FIREWALL' || ref.chain === 'KUBE-PROXY-FIREWALL') return traceWords.outsideSourceRanges(packet.sourceIP, subject);
   if (ref.chain === 'KUBE-IPVS-FILTER') return traceWords.serviceAddressWrongPort(packet.destIP, packet.destPort, packet.protocol);
   return `${ref.table}/${ref.chain} refuses the packet: ${ref.rule}`;
