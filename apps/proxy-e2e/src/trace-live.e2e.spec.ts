@@ -60,10 +60,10 @@ interface ModeRun {
   readonly tag: string;
 }
 
-/** A case of the tables below placed on `node`: its connections come from the client or from pod3. */
+/** A case of the tables below placed on `node`: its connections come from the client, pod3 or the node. */
 const placed = (node: SimulatedNode, k: NodeCase): TraceCase => ({
   ...k,
-  fromNs: k.origin === 'client' ? node.ns.client : (node.ns.pods[2] ?? fail('no pod3')),
+  fromNs: k.origin === 'client' ? node.ns.client : k.origin === 'node' ? node.ns.node : (node.ns.pods[2] ?? fail('no pod3')),
 });
 
 /** The trace of case `name` taken in beforeAll (or the reason there is none). */

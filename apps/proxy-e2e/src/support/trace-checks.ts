@@ -32,8 +32,11 @@ export interface TraceCase {
   readonly affinity?: boolean;
 }
 
-/** Where a case's connections come from: the off-node client, or pod3 (in the cluster CIDR). */
-export type Origin = 'client' | 'pod3';
+/**
+ * Where a case's connections come from: the off-node client, pod3 (in the cluster CIDR), or the node
+ * itself (its own address as the source: the OUTPUT path).
+ */
+export type Origin = 'client' | 'pod3' | 'node';
 /** A case written before the node exists; the spec places it (`fromNs`) on its node. */
 export type NodeCase = Omit<TraceCase, 'fromNs'> & { readonly origin: Origin };
 

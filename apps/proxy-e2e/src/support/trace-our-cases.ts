@@ -1,9 +1,9 @@
 /**
  * The packets trace-live.e2e.spec.ts traces over the rules our own proxy programs for the datapath
  * scenario (support/scenario.ts): one per Service shape the issue names — a ClusterIP with several
- * endpoints (from outside the cluster CIDR: masqueraded; from a pod: not), a NodePort, no endpoints
- * (REJECT), externalTrafficPolicy Local with and without a local endpoint, a load balancer whose
- * source ranges block the client (DROP) or let it in, ClientIP affinity, UDP.
+ * endpoints (from outside the cluster CIDR: masqueraded; from a pod: not; from the node itself), a
+ * NodePort, no endpoints (REJECT), externalTrafficPolicy Local with and without a local endpoint, a
+ * load balancer whose source ranges block the client (DROP) or let it in, ClientIP affinity, UDP.
  */
 import { CLIENT_IP, NODE_IP } from '@kube-proxy/testing-netns';
 import { POD_TCP_PORT, POD_UDP_PORT, SVC } from './scenario.js';
@@ -34,6 +34,14 @@ export const OUR_CASES: readonly NodeCase[] = [
     host: SVC.web.ip,
     port: SVC.web.port,
     want: { verdict: 'DNAT', endpoints: tcp(1, 2), masquerade: false, service: 'default/web:http' },
+  },
+  {
+    name: 'ClusterIP from the node itself (OUTPUT path, masqueraded)',
+    origin: 'node',
+    from: NODE_IP,
+    host: SVC.spread.ip,
+    port: SVC.spread.port,
+    want: { verdict: 'DNAT', endpoints: tcp(1, 2, 3), masquerade: true, service: 'default/spread:http' },
   },
   {
     name: 'NodePort on the node IP from the client',

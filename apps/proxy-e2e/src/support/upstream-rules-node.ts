@@ -85,6 +85,8 @@ export function upstreamCases(mode: 'iptables' | 'nftables'): NodeCase[] {
     { name: 'ns4/svc4 external IP', origin: 'client', from: CLIENT_IP, host: '192.168.99.33', port: 80, want: { verdict: 'DNAT', endpoints: ep(4, 5), masquerade: true, service: 'ns4/svc4:p80' } },
     { name: 'ns6/svc6 without endpoints: REJECT', origin: 'pod3', from: POD3, host: '172.30.0.46', port: 80, want: { verdict: 'REJECT', endpoints: [] } },
     { name: 'ns2/svc2 load balancer, externalTrafficPolicy Local without a local endpoint: DROP', origin: 'client', from: CLIENT_IP, host: '1.2.3.4', port: 80, want: { verdict: 'DROP', endpoints: [] } },
+    // Upstream short-circuits the node's own traffic to an eTP Local load balancer into the Service (masqueraded).
+    { name: 'ns2/svc2 load balancer from the node itself (OUTPUT path): short-circuited, masqueraded', origin: 'node', from: UPSTREAM_NODE_IP, host: '1.2.3.4', port: 80, want: { verdict: 'DNAT', endpoints: ep(2), masquerade: true, service: 'ns2/svc2:p80' } },
     { name: 'ns5/svc5 load balancer from a source outside loadBalancerSourceRanges: DROP', origin: 'client', from: BLOCKED_LB_SOURCE, host: '5.6.7.8', port: 80, want: { verdict: 'DROP', endpoints: [] } },
     { name: 'ns5/svc5 load balancer from an allowed source, ClientIP affinity', origin: 'client', from: ALLOWED_LB_SOURCE, host: '5.6.7.8', port: 80, affinity: true, want: { verdict: 'DNAT', endpoints: ep(3), masquerade: true, service: 'ns5/svc5:p80' } },
     // nftables mode drops traffic to unallocated addresses of the service CIDR; iptables mode has no rule for it.
