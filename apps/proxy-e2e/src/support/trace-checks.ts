@@ -7,6 +7,7 @@
  *   the source the endpoint sees is one of the node's addresses when the trace says masquerade, the
  *   client's own address otherwise;
  * - REJECT: every connection is refused; DROP: every connection times out (short, bounded tries).
+ * Every step of the trace's path must be a rule (or map element) the kernel tool prints.
  */
 import type { PacketTrace, TraceProtocol, TraceVerdict } from '@kube-proxy/core';
 import { describeProbe, probe, type ProbeResult, type SimulatedNode } from '@kube-proxy/testing-netns';
@@ -85,7 +86,7 @@ export async function traceCases(ctx: TraceCheckContext, cases: readonly TraceCa
 
 /** `trace` (of case `c`) against what the shape calls for and against real connections; throws with everything needed to see why. */
 export async function confirmWithTraffic(ctx: TraceCheckContext, c: TraceCase, trace: PacketTrace): Promise<TraceCheckResult> {
-  const problems = predictionProblems(trace, c);
+  const problems = [...predictionProblems(trace, c), ...pathProblems(trace, await ctx.dumpRules())];
   const traffic = await trafficFor(ctx, c, trace);
   problems.push(...trafficProblems(ctx, c, trace, traffic));
   if (problems.length > 0) {
@@ -107,6 +108,20 @@ function predictionProblems(trace: PacketTrace, c: TraceCase): string[] {
   if (w.masquerade !== undefined && trace.masquerade !== w.masquerade) out.push(`trace masquerade ${String(trace.masquerade)}, the shape calls for ${String(w.masquerade)}`);
   if (w.service !== undefined && trace.service !== w.service) out.push(`trace service ${String(trace.service)}, the shape calls for ${String(w.service)}`);
   return out;
+}
+
+/** Whitespace runs as one space: nft indents and wraps what it lists. */
+const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * Path steps whose `rule` the kernel tool did not print: the contract says each step's rule is the
+ * rule text as the kernel tool prints it (an iptables-save line, an nft rule or map element).
+ */
+function pathProblems(trace: PacketTrace, dump: string): string[] {
+  if (trace.verdict !== 'ACCEPT' && trace.path.length === 0) return [`a ${trace.verdict} with an empty path`];
+  const listing = squash(dump);
+  const missing = trace.path.filter((step) => !listing.includes(squash(step.rule)));
+  return missing.length === 0 ? [] : [`path steps not printed by the kernel tool: ${missing.map((m) => `${m.where}: ${m.rule}`).join(' | ')}`];
 }
 
 /** Real connections for the verdict the trace gave (not the wanted one: the traffic judges the trace). */
