@@ -7,6 +7,7 @@ const row = (over: Partial<TraceBenchRow> = {}): TraceBenchRow => ({
   listBytes: 12_500_000,
   listMs: 400,
   cliMs: 1000,
+  cliModeMs: 800,
   inProcessMs: 600,
   inProcessReadMs: 550,
   inProcessToolsMs: 420,
@@ -26,6 +27,7 @@ describe('trace bench report', () => {
     expect(text).toContain('**2.50×** ✗');
     expect(text).toContain('**1.50×** ✓');
     expect(text).toContain('| nftables | 10000 × 5 | 400 ms (12.5 MB) | 1.00 s |');
+    expect(text).toContain('| 800 ms (2.00×) |');
     expect(text).toContain('600 ms (read 550 ms, of which tools 420 ms)');
   });
 

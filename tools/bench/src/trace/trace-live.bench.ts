@@ -3,7 +3,8 @@
  * endpoints (scale-cluster.ts), per mode (iptables-legacy, iptables-nft, nftables): a fresh network
  * namespace is programmed by the real `bin/kube-proxy --once` (trace-bench-node.ts), then, in the same
  * run and namespace (trace-timings.ts), the kernel tool's own save/list of that state, the CLI
- * `bin/kube-proxy trace --live -o json` and the mode's tracer in process (readLive + trace) are timed.
+ * `bin/kube-proxy trace --live -o json` (mode detected, and again with `--proxy-mode`) and the mode's
+ * tracer in process (readLive + trace) are timed.
  * The traced packet goes to the last Service (the end of every linear walk). The issue's bound: trace
  * at most 2× the tool. Needs root (exits 2 otherwise); namespaces `kpts-trace-<pid>-<mode>`, deleted by name.
  *
@@ -49,6 +50,7 @@ async function measure(mode: TraceBenchMode, services: number, endpoints: number
     const target = lastServiceTarget(services, endpoints);
     const list = await timeKernelList(node, rounds);
     const cli = await timeTraceCli(node, target, rounds);
+    const cliMode = await timeTraceCli(node, target, rounds, mode === 'nftables' ? 'nftables' : 'iptables');
     const tracer = tracerOf(mode);
     const inProcess = tracer ? await timeTracerInProcess(node, tracer, target, rounds) : null;
     if (inProcess) log(`${mode}: the tracer's read ran ${inProcess.commands.join(', ')}`);
@@ -59,6 +61,7 @@ async function measure(mode: TraceBenchMode, services: number, endpoints: number
       listBytes: list.bytes,
       listMs: list.medianMs,
       cliMs: cli.medianMs,
+      cliModeMs: cliMode.medianMs,
       inProcessMs: inProcess?.medianMs ?? null,
       inProcessReadMs: inProcess?.readMs ?? null,
       inProcessToolsMs: inProcess?.toolsMs ?? null,

@@ -79,10 +79,14 @@ export async function timeKernelList(node: TraceBenchNode, n: number): Promise<T
   return { ...timed, bytes: Buffer.byteLength(full.stdout) };
 }
 
-/** `bin/kube-proxy trace --live -o json …` in the namespace, wall time spawn → exit. */
-export async function timeTraceCli(node: TraceBenchNode, target: TraceTarget, n: number): Promise<Timed> {
+/**
+ * `bin/kube-proxy trace --live -o json …` in the namespace, wall time spawn → exit; with `proxyMode`
+ * the mode is given (`--proxy-mode`) instead of detected.
+ */
+export async function timeTraceCli(node: TraceBenchNode, target: TraceTarget, n: number, proxyMode?: string): Promise<Timed> {
   const p = target.packet;
   const args = ['trace', '--live', '-o', 'json', `--from=${p.sourceIP}`, `--to=${p.destIP}:${p.destPort}`, `--protocol=${p.protocol}`];
+  if (proxyMode) args.push(`--proxy-mode=${proxyMode}`);
   for (const a of target.node.addresses) args.push(`--node-address=${a}`);
   return rounds(n, async () => {
     const t = process.hrtime.bigint();
