@@ -1,7 +1,18 @@
 /**
  * Upstream proxier_test.go tests that check behaviour by tracing packets through the restored
- * rules (runPacketFlowTests). The expectations (outputs, masquerading) are upstream's; the tracer
- * and the in-memory iptables are ports of upstream's test helpers (./testing).
+ * rules (runPacketFlowTests). The expectations (outputs, masquerading) are upstream's; the in-memory
+ * iptables is a port of upstream's fake, and every flow is answered by the production tracer twice
+ * (the engine, and the ModeTracer's PacketTrace over the same tables; ./testing/packet-tracer.ts).
+ *
+ * Source: kubernetes pkg/proxy/iptables/proxier_test.go, the newest copy that could be read for this
+ * work (v1.32 or later; its commit is not known — commit edca5633aa54f69d9fa50f526fe3a8cabda69c91
+ * could not be read, so it is not claimed). Every runPacketFlowTests call of that copy is here, flow
+ * for flow (name, source, destination, port, protocol, output, masq): TestNoEndpointsReject,
+ * TestClusterIPGeneral, TestLoadBalancer, TestNodePorts (7 cases), TestHealthCheckNodePort,
+ * TestExternalTrafficPolicyLocal, TestExternalTrafficPolicyCluster, TestInternalTrafficPolicy (4
+ * cases + endpoints deleted), TestTerminatingEndpointsTrafficPolicyLocal/Cluster (4 cases each +
+ * endpoints deleted), TestInternalExternalMasquerade (30 flows x 4 cases). TestTracePacket's static
+ * rules and flows are in ../trace/upstream-trace-packet.spec.ts.
  */
 import { cidrContains } from '@kube-proxy/core';
 import type { PacketFlowTest } from './testing/packet-tracer.js';

@@ -16,7 +16,8 @@
  * instead; tracePacket stays as the hand-checkable reference its own spec pins down. */
 import { canonicalIP, type PacketTrace, type TraceProtocol } from '@kube-proxy/core';
 import { traceRuleset } from '../trace/packet-trace.js';
-import { rulesetOfMemoryTable } from '../trace/script-parser.js';
+import { parseNftScript, rulesetOfMemoryTable } from '../trace/script-parser.js';
+import { toUpstreamV136Layout } from './upstream-v136-layout.js';
 import { TEST_NODE_NAME } from './fake-proxier.js';
 import type { MemoryNftTable } from '../nft/memory-table.js';
 import { CHAIN } from '../render/table-names.js';
@@ -181,23 +182,36 @@ function upstreamOutput(trace: PacketTrace): string {
   return trace.verdict === 'ACCEPT' ? '' : trace.verdict;
 }
 
+/** The layout suffix of a flow traced through our table rewritten into upstream's v1.36+ layout. */
+export const V136_LAYOUT = ' [upstream v1.36 layout]';
+
 /**
  * Traces every case through the production tracer (src/trace) and returns each case's observed
  * outcome beside its expected one, so a spec can `expect(got).toEqual(want)` and see every failing
  * flow in one diff. A source that is one of the node's IPs takes the OUTPUT path, as in the kernel.
+ * Every case is traced twice: through our table (upstream's v1.33-v1.35 layout) and through the same
+ * table rewritten into upstream's v1.36+ layout (inline marks, DNAT maps, hairpin set; see
+ * upstream-v136-layout.ts), its name suffixed with V136_LAYOUT — upstream's flows hold for both.
  */
 export function runPacketFlows(table: MemoryNftTable, nodeIPs: readonly string[], cases: readonly PacketFlowCase[]): { got: PacketFlowOutcome[]; want: PacketFlowOutcome[] } {
-  const ruleset = rulesetOfMemoryTable(table);
+  const layouts = [
+    { suffix: '', ruleset: rulesetOfMemoryTable(table) },
+    { suffix: V136_LAYOUT, ruleset: parseNftScript(toUpstreamV136Layout(table.dump(), table.family), table.family) },
+  ];
   const node = { name: TEST_NODE_NAME, addresses: nodeIPs.map((ip) => canonicalIP(ip) ?? ip) };
   const got: PacketFlowOutcome[] = [];
   const want: PacketFlowOutcome[] = [];
-  for (const c of cases) {
-    const family = c.destIP.includes(':') ? 'IPv6' : 'IPv4';
-    const source = canonicalIP(c.sourceIP) ?? c.sourceIP;
-    const packet = { family, protocol: (c.protocol ?? 'tcp').toUpperCase() as TraceProtocol, sourceIP: c.sourceIP, destIP: c.destIP, destPort: c.destPort, locallyGenerated: node.addresses.includes(source) } as const;
-    const r = traceRuleset(ruleset, packet, node);
-    got.push({ name: c.name, output: upstreamOutput(r), masq: r.masquerade });
-    want.push({ name: c.name, output: c.output, masq: c.masq ?? false });
+  for (const { suffix, ruleset } of layouts) {
+    for (const c of cases) {
+      const family = c.destIP.includes(':') ? 'IPv6' : 'IPv4';
+      const source = canonicalIP(c.sourceIP) ?? c.sourceIP;
+      const packet = { family, protocol: (c.protocol ?? 'tcp').toUpperCase() as TraceProtocol, sourceIP: c.sourceIP, destIP: c.destIP, destPort: c.destPort, locallyGenerated: node.addresses.includes(source) } as const;
+      const r = traceRuleset(ruleset, packet, node);
+      const unknown = r.path.filter((step) => step.note?.startsWith('not understood'));
+      if (unknown.length > 0) throw new Error(`${c.name}${suffix}: the tracer did not understand ${unknown.map((step) => `"${step.rule}"`).join(', ')}`);
+      got.push({ name: c.name + suffix, output: upstreamOutput(r), masq: r.masquerade });
+      want.push({ name: c.name + suffix, output: c.output, masq: c.masq ?? false });
+    }
   }
   return { got, want };
 }

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { ExecaCommandExecutor, isNoRulesFound, type CommandExecutor, type CommandOptions, type RuleSnapshot } from '@kube-proxy/core';
 import { nftablesTracer } from './nftables-tracer.js';
+import { definitionsFirst } from './script-parser.js';
 
 const NETNS = `kpnft${process.pid}`;
 const host = new ExecaCommandExecutor();
@@ -25,7 +26,7 @@ async function usable(): Promise<string | undefined> {
 
 async function load(script: string): Promise<void> {
   await inNetns.run('nft', ['delete', 'table', 'ip', 'kube-proxy']);
-  const r = await inNetns.run('nft', ['-f', '-'], { input: script.split('\n').filter((l) => !l.startsWith('#')).join('\n') });
+  const r = await inNetns.run('nft', ['-f', '-'], { input: definitionsFirst(script.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))).join('\n') });
   if (r.exitCode !== 0) throw new Error(`nft -f failed: ${r.stderr}`);
 }
 
@@ -71,5 +72,20 @@ describe('nftables tracer over a real kernel listing', () => {
     await load(fixture('upstream-v1.36.nft'));
     const t = nftablesTracer.trace(await live(), pkt('10.244.0.8', '10.100.192.23', 80), { name: 'pi', addresses: ['192.168.0.231'] });
     expect(t).toMatchObject({ verdict: 'DNAT', endpoints: ['10.244.0.10:9898', '10.244.0.8:9898'], masquerade: true });
+  }, 60_000);
+
+  it("traces upstream's verbatim v1.36+ TestOverallNFTablesRules table as the kernel lists it", async () => {
+    if (skip !== undefined) return;
+    // Upstream's dump names svc5's endpoint chain before adding it; loaded definitions first, as the tracer reads it.
+    await load(fixture('upstream-v1.36-overall.nft'));
+    const s = await live();
+    const node = { name: 'test-node', addresses: ['192.168.0.2'] };
+    expect(nftablesTracer.trace(s, pkt('10.0.0.2', '172.30.0.44', 80), node)).toMatchObject({ verdict: 'DNAT', service: 'ns4/svc4:p80', endpoints: ['10.180.0.4:80', '10.180.0.5:80'], masquerade: false });
+    expect(nftablesTracer.trace(s, pkt('10.180.0.1', '172.30.0.41', 80), node)).toMatchObject({ verdict: 'DNAT', endpoints: ['10.180.0.1:80'], masquerade: true });
+    expect(nftablesTracer.trace(s, pkt('203.0.113.2', '192.168.0.2', 3002), node)).toMatchObject({ verdict: 'DNAT', service: 'ns5/svc5:p80', endpoints: ['10.180.0.3:80'], masquerade: true });
+    expect(nftablesTracer.trace(s, pkt('203.0.113.130', '5.6.7.8', 80), node)).toMatchObject({ verdict: 'DROP', service: 'ns5/svc5:p80' });
+    expect(nftablesTracer.trace(s, pkt('10.0.0.2', '172.30.0.46', 80), node)).toMatchObject({ verdict: 'REJECT', service: 'ns6/svc6:p80' });
+    const rules = [...nftablesTracer.trace(s, pkt('10.0.0.2', '172.30.0.44', 80), node).path].map((p) => p.rule);
+    expect(rules).toContain('meta l4proto tcp dnat ip to numgen random mod 2 map { 0 : 10.180.0.4 . 80, 1 : 10.180.0.5 . 80 }');
   }, 60_000);
 });

@@ -81,3 +81,10 @@ describe('nft list table parser at scale', () => {
     expect(r.containers.get('service-ips')!.elements[19_999]).toEqual({ key: '172.30.78.31 . tcp . 80', value: 'goto service-19999' });
   });
 });
+
+describe('nft list table parser, saved listings', () => {
+  it('skips # notes outside the table', () => {
+    const r = parseNftListing(['# saved from node-1', 'table ip kube-proxy {', '\tchain services {', '\t}', '}', '# end'].join('\n'), 'ip');
+    expect([...r.chains.keys()]).toEqual(['services']);
+  });
+});

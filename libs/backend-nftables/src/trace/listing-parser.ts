@@ -95,7 +95,8 @@ export function parseNftListing(text: string, family: NftFamily): NftRuleset {
   let block: Block | undefined;
   for (const raw of text.split('\n')) {
     const line = raw.trim();
-    if (line === '') continue;
+    // A saved listing may carry `#` notes before or between tables (nft -f reads them as comments).
+    if (line === '' || (!inTable && line.startsWith('#'))) continue;
     if (!inTable) {
       const m = TABLE_OPEN.exec(line);
       if (!m) throw new NftListingError(`expected "table ${family} …{", found: ${line}`);

@@ -1,5 +1,5 @@
 import { nftablesTracer } from './nftables-tracer.js';
-import { parseNftScript } from './script-parser.js';
+import { definitionsFirst, parseNftScript } from './script-parser.js';
 
 const P4 = 'ip kube-proxy';
 const P6 = 'ip6 kube-proxy';
@@ -46,5 +46,21 @@ describe('nft -f script reader', () => {
     );
     const t = nftablesTracer.trace(snapshot, { family: 'IPv4', protocol: 'TCP', sourceIP: '192.0.2.1', destIP: '172.30.0.1', destPort: 80, locallyGenerated: false }, { name: 'n', addresses: [] });
     expect(t).toMatchObject({ verdict: 'DNAT', endpoints: ['10.0.0.9:8080'], service: 'ns/svc:p', masquerade: true, masqueradeReason: 'traffic to a cluster IP from outside the cluster CIDR is masqueraded' });
+  });
+
+  it("loads an add-only dump definitions first (upstream's sorted dumps name chains added later), and leaves scripts that flush in their order", () => {
+    const dump = [
+      `add table ${P4} { comment "rules for kube-proxy" ; }`,
+      `add chain ${P4} service-X`,
+      `add rule ${P4} service-X goto endpoint-Y`,
+      `add set ${P4} s { type ipv4_addr ; }`,
+      `add element ${P4} s { 10.0.0.1 }`,
+      `add chain ${P4} endpoint-Y`,
+      `add rule ${P4} endpoint-Y meta l4proto tcp dnat to 10.0.0.1:80`,
+    ];
+    expect(definitionsFirst(dump)).toEqual([dump[0], dump[1], dump[3], dump[5], dump[2], dump[4], dump[6]]);
+    expect(parseNftScript(dump.join('\n'), 'ip').chains.get('service-X')?.rules).toEqual(['goto endpoint-Y']);
+    const script = [`add table ${P4}`, `flush chain ${P4} service-X`, `add chain ${P4} service-X`];
+    expect(definitionsFirst(script)).toEqual(script);
   });
 });

@@ -47,9 +47,24 @@ function scriptLines(text: string, family: NftFamily): string[] {
     .filter((l) => l !== '' && !l.startsWith('#') && l.split(' ', 3)[2] === family);
 }
 
+const DEFINITION = /^add (table|chain|set|map) /;
+
+/**
+ * A dump of `add` lines only (upstream's expected tables, which its tests compare sorted, so a rule
+ * may name a chain added further down: TestOverallNFTablesRules' affinity service) is loaded
+ * definitions first, as nft would need it; rule order within a chain and element order are kept.
+ * A script that also flushes or deletes (our --dry-run) runs in its own order, where order matters.
+ */
+export function definitionsFirst(lines: readonly string[]): string[] {
+  if (!lines.every((l) => l.startsWith('add '))) return [...lines];
+  const table = lines.filter((l) => l.startsWith('add table '));
+  const definitions = lines.filter((l) => DEFINITION.test(l) && !l.startsWith('add table '));
+  return [...table, ...definitions, ...lines.filter((l) => !DEFINITION.test(l))];
+}
+
 export function parseNftScript(text: string, family: NftFamily): NftRuleset {
   const table = new MemoryNftTable(family);
-  table.run(scriptLines(text, family));
+  table.run(definitionsFirst(scriptLines(text, family)));
   return rulesetOfMemoryTable(table);
 }
 

@@ -1,6 +1,8 @@
 // Tables written by upstream's kube-proxy — its own expected dumps — traced with upstream's own flows
 // (TestTracePacketV4 / TestTracePacketV6 in pkg/proxy/nftables/helpers_test.go), each both as the
 // `nft -f` script and as nft 1.0.6 lists it once loaded into a kernel (the *.listing.nft fixtures).
+// The v1.36+ layout is traced from upstream's verbatim dumps (TestOverallNFTablesRules and a
+// TestSyncProxyRulesRepeated step at edca5633) and from a hand-composed table kept beside them.
 import { readFileSync } from 'node:fs';
 import type { IPFamily, PacketTrace, RuleSnapshot } from '@kube-proxy/core';
 import { TEST_EXTERNAL_CLIENT, TEST_EXTERNAL_CLIENT_BLOCKED, TEST_NODE_IP, TEST_NODE_IPS, TEST_NODE_IPV6 } from '../testing/fake-proxier.js';
@@ -135,6 +137,89 @@ describe.each(both('upstream-v1.33', 'IPv4'))('upstream v1.33-v1.35 layout (Test
   });
 });
 
+describe.each(both('upstream-v1.36-overall', 'IPv4'))("upstream v1.36+ layout, verbatim (TestOverallNFTablesRules at edca5633), %s", (_name, snapshot) => {
+  // Upstream gives no flows for this test; its Services are TestTracePacketV4's, so these are that
+  // test's flows, plus flows derived from the test's Services so that every Service (and every
+  // address of it) is reached: svc3's NodePort, svc4's external IP, svc5's cluster IP under ClientIP
+  // affinity, svc2's load-balancer IP, and the hairpin entries of svc1/svc3/svc4.
+  it("gives upstream's answer for every TestTracePacketV4 flow, the node's own on the OUTPUT path", () => {
+    expectFlows(snapshot, [
+      { name: 'no match', sourceIP: '10.0.0.2', destIP: '10.0.0.3', destPort: 80, output: '' },
+      { name: 'single endpoint', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: '10.180.0.1:80' },
+      { name: 'multiple endpoints', sourceIP: '10.0.0.2', destIP: '172.30.0.44', destPort: 80, output: '10.180.0.4:80, 10.180.0.5:80' },
+      { name: 'local, mark for masquerade', sourceIP: TEST_NODE_IP, destIP: '192.168.99.22', destPort: 80, output: '10.180.0.2:80', masq: true },
+      { name: 'DROP', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '192.168.99.22', destPort: 80, output: 'DROP' },
+      { name: 'REJECT', sourceIP: '10.0.0.2', destIP: '172.30.0.46', destPort: 80, output: 'REJECT' },
+      { name: 'blocked external to loadbalancer IP', sourceIP: TEST_EXTERNAL_CLIENT_BLOCKED, destIP: '5.6.7.8', destPort: 80, output: 'DROP' },
+      { name: 'pod to nodePort', sourceIP: '10.0.0.2', destIP: TEST_NODE_IP, destPort: 3001, output: '10.180.0.2:80' },
+    ]);
+  });
+
+  it('reaches every Service of the test at every address it answers on (derived flows)', () => {
+    expectFlows(snapshot, [
+      { name: 'svc2: pod to cluster IP of a Local service reaches the remote endpoint', sourceIP: '10.0.0.2', destIP: '172.30.0.42', destPort: 80, output: '10.180.0.2:80' },
+      { name: 'svc2: pod to LB IP short-circuits to the cluster endpoints', sourceIP: '10.0.0.2', destIP: '1.2.3.4', destPort: 80, output: '10.180.0.2:80' },
+      { name: 'svc2: external to LB IP, no local endpoint', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '1.2.3.4', destPort: 80, output: 'DROP' },
+      { name: 'svc2: external to NodePort, no local endpoint', sourceIP: TEST_EXTERNAL_CLIENT, destIP: TEST_NODE_IP, destPort: 3001, output: 'DROP' },
+      { name: 'svc3: cluster IP', sourceIP: '10.0.0.2', destIP: '172.30.0.43', destPort: 80, output: '10.180.0.3:80' },
+      { name: 'svc3: external to NodePort masquerades', sourceIP: TEST_EXTERNAL_CLIENT, destIP: TEST_NODE_IP, destPort: 3003, output: '10.180.0.3:80', masq: true },
+      { name: 'svc4: external to external IP masquerades', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '192.168.99.33', destPort: 80, output: '10.180.0.4:80, 10.180.0.5:80', masq: true },
+      { name: 'svc5: pod to cluster IP under affinity', sourceIP: '10.0.0.2', destIP: '172.30.0.45', destPort: 80, output: '10.180.0.3:80' },
+      { name: 'svc5: off-cluster source to cluster IP masquerades', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '172.30.0.45', destPort: 80, output: '10.180.0.3:80', masq: true },
+      { name: 'svc5: allowed external to LB IP masquerades', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '5.6.7.8', destPort: 80, output: '10.180.0.3:80', masq: true },
+      { name: 'svc5: external to NodePort bypasses source ranges', sourceIP: TEST_EXTERNAL_CLIENT_BLOCKED, destIP: TEST_NODE_IP, destPort: 3002, output: '10.180.0.3:80', masq: true },
+      { name: 'svc1: hairpin masquerades', sourceIP: '10.180.0.1', destIP: '172.30.0.41', destPort: 80, output: '10.180.0.1:80', masq: true },
+      { name: 'svc3: hairpin masquerades', sourceIP: '10.180.0.3', destIP: '172.30.0.43', destPort: 80, output: '10.180.0.3:80', masq: true },
+      { name: 'svc4: hairpin masquerades (10.180.0.5 only is in the set)', sourceIP: '10.180.0.5', destIP: '172.30.0.44', destPort: 80, output: '10.180.0.4:80, 10.180.0.5:80', masq: true },
+      { name: 'svc5: hairpin through the endpoint chain (set entry of svc3)', sourceIP: '10.180.0.3', destIP: '172.30.0.45', destPort: 80, output: '10.180.0.3:80', masq: true },
+      { name: 'unused port of a cluster IP', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 81, output: 'REJECT' },
+      { name: 'unallocated cluster IP', sourceIP: '10.0.0.2', destIP: '172.30.0.99', destPort: 80, output: 'DROP' },
+    ]);
+  });
+
+  it('DNATs through the numgen map, 1/2 per endpoint, and names the Service from the chain and element comments', () => {
+    const t = traceFlow(snapshot, { name: '', sourceIP: '10.0.0.2', destIP: '172.30.0.44', destPort: 80, output: '' });
+    expect(t).toMatchObject({ verdict: 'DNAT', service: 'ns4/svc4:p80', endpoints: ['10.180.0.4:80', '10.180.0.5:80'], masquerade: false });
+    expect(t.choices).toEqual([
+      { endpoint: '10.180.0.4:80', probability: 0.5 },
+      { endpoint: '10.180.0.5:80', probability: 0.5 },
+    ]);
+    expect(traceFlow(snapshot, { name: '', sourceIP: '10.0.0.2', destIP: '172.30.0.46', destPort: 80, output: '' })).toMatchObject({ verdict: 'REJECT', service: 'ns6/svc6:p80', reason: 'service ns6/svc6 has no ready endpoints for port ns6/svc6:p80' });
+    expect(traceFlow(snapshot, { name: '', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '1.2.3.4', destPort: 80, output: '' })).toMatchObject({ verdict: 'DROP', service: 'ns2/svc2:p80', reason: 'externalTrafficPolicy Local and no local endpoint of ns2/svc2:p80 on test-node' });
+  });
+
+  it('says why each masquerade happens: hairpin set, inline marks', () => {
+    const why = (sourceIP: string, destIP: string, destPort: number) => traceFlow(snapshot, { name: '', sourceIP, destIP, destPort, output: '' }).masqueradeReason;
+    expect(why('10.180.0.1', '172.30.0.41', 80)).toBe('a pod reaching itself through the Service (hairpin) is masqueraded');
+    expect(why(TEST_EXTERNAL_CLIENT, '172.30.0.41', 80)).toBe('traffic to a cluster IP from outside the cluster CIDR is masqueraded');
+    expect(why(TEST_EXTERNAL_CLIENT, TEST_NODE_IP, 3003)).toBe('external traffic under externalTrafficPolicy Cluster is masqueraded');
+  });
+
+  it('names the kernel objects of a Service, the DNAT map endpoints included', () => {
+    expect(nftablesTracer.objectsOf(snapshot, 'ns4/svc4').map((o) => `${o.kind} ${o.name} ${o.rules} ${(o.endpoints ?? []).join(',')}`).sort()).toEqual([
+      'chain ip kube-proxy/external-LAUZTJTB-ns4/svc4/tcp/p80 2 ',
+      'chain ip kube-proxy/service-LAUZTJTB-ns4/svc4/tcp/p80 1 10.180.0.4:80,10.180.0.5:80',
+      'map element ip kube-proxy map service-ips element 172.30.0.44 . tcp . 80 1 ',
+      'map element ip kube-proxy map service-ips element 192.168.99.33 . tcp . 80 1 ',
+    ]);
+  });
+});
+
+describe.each(both('upstream-v1.36-repeated', 'IPv4'))('upstream v1.36+ layout, verbatim (TestSyncProxyRulesRepeated, endpoints emptied), %s', (_name, snapshot) => {
+  // Upstream traces no flows over this step; these are derived from its Services (svc1 and svc4
+  // with one endpoint each, svc3 emptied, svc2 deleted earlier).
+  it('reaches the Services that have endpoints, rejects the emptied one past its flushed chain, drops the deleted one', () => {
+    expectFlows(snapshot, [
+      { name: 'svc1 cluster IP', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: '10.0.1.1:80' },
+      { name: 'svc1 hairpin', sourceIP: '10.0.1.1', destIP: '172.30.0.41', destPort: 80, output: '10.0.1.1:80', masq: true },
+      { name: 'svc4 from the node', sourceIP: TEST_NODE_IP, destIP: '172.30.0.44', destPort: 80, output: '10.0.4.1:80', masq: true },
+      { name: 'svc3 without endpoints', sourceIP: '10.0.0.2', destIP: '172.30.0.43', destPort: 80, output: 'REJECT' },
+      { name: 'svc2, deleted', sourceIP: '10.0.0.2', destIP: '172.30.0.42', destPort: 8080, output: 'DROP' },
+    ]);
+    expect(traceFlow(snapshot, { name: '', sourceIP: '10.0.0.2', destIP: '172.30.0.43', destPort: 80, output: '' })).toMatchObject({ service: 'ns3/svc3:p80', reason: 'service ns3/svc3 has no ready endpoints for port ns3/svc3:p80' });
+  });
+});
+
 describe.each(both('upstream-v1.31-ipv6', 'IPv6'))('upstream v1.31 layout, IPv6 (TestTracePacketV6), %s', (_name, snapshot) => {
   const output6 = '[fd00:10:180::1]:80, [fd00:10:180::2:1]:80';
   it("gives upstream's answer for every upstream flow", () => {
@@ -160,7 +245,7 @@ describe.each(both('upstream-v1.31-ipv6', 'IPv6'))('upstream v1.31 layout, IPv6 
   });
 });
 
-describe.each(both('upstream-v1.36', 'IPv4'))('upstream v1.36+ layout (inline mark, DNAT maps, hairpin set), %s', (_name, snapshot) => {
+describe.each(both('upstream-v1.36', 'IPv4'))('upstream v1.36+ layout, hand-composed (inline mark, DNAT maps, hairpin set), %s', (_name, snapshot) => {
   const node = { name: 'pi', addresses: ['192.168.0.231'] };
   const trace = (sourceIP: string, destIP: string, destPort: number) => traceFlow(snapshot, { name: '', sourceIP, destIP, destPort, output: '' }, node);
 
@@ -182,7 +267,7 @@ describe.each(both('upstream-v1.36', 'IPv4'))('upstream v1.36+ layout (inline ma
     expect(trace('192.0.2.5', '10.100.192.23', 80)).toMatchObject({ verdict: 'DNAT', masquerade: true, masqueradeReason: 'traffic to a cluster IP from outside the cluster CIDR is masqueraded' });
   });
 
-  it('DNATs a single endpoint without a map (v1.37), and takes the OUTPUT path from the node', () => {
+  it('DNATs a single endpoint by a plain `dnat to` (our variant; upstream writes `mod 1 map`), and takes the OUTPUT path from the node', () => {
     const t = trace('192.168.0.231', '10.96.0.1', 443);
     expect(t).toMatchObject({ verdict: 'DNAT', endpoints: ['192.168.0.231:6443'], service: 'default/kubernetes:https', masquerade: true });
     expect(t.path[0]!.where).toBe('ip kube-proxy/filter-output-pre-dnat');

@@ -2,12 +2,15 @@
  * Test support: upstream proxier_test.go's tracePacket / runPacketFlowTests over netfilter-iptables'
  * FakeIPTables, answered by the production tracer (traceIptables), so that upstream's packet-flow
  * expectations check both our payloads and the tracer `kube-proxy trace` uses; and the node
- * conventions of upstream's fake proxier.
+ * conventions of upstream's fake proxier. Every flow is answered twice: by the engine (upstream's
+ * output, endpoints in rule order) and by the backend's ModeTracer over the same tables as a --dry-run
+ * snapshot (the PacketTrace contract `trace -o json` prints), and both must give upstream's answer.
  */
-import type { TracePacket, TraceProtocol } from '@kube-proxy/core';
+import type { PacketTrace, TracePacket, TraceProtocol } from '@kube-proxy/core';
 import { ipFamilyOf } from '@kube-proxy/core';
 import { parseIptablesSave, traceIptables, type IptablesTrace } from '@kube-proxy/netfilter-iptables';
 import { dumpToString, type FakeIPTables } from '@kube-proxy/netfilter-iptables/testing';
+import { iptablesTracer } from '../../trace/iptables-tracer.js';
 
 /** Conventions of upstream's proxier tests (NewFakeProxier). */
 export const TEST_NODE_NAME = 'test-node';
@@ -24,6 +27,8 @@ export interface PacketResult {
   matches: string[];
   output: string;
   masq: boolean;
+  /** The same packet through the ModeTracer (PacketTrace contract). */
+  contract: PacketTrace;
 }
 
 /**
@@ -39,7 +44,8 @@ export function tracePacket(
   destPort: string,
   nodeIPs: readonly string[],
 ): PacketResult {
-  const tables = parseIptablesSave(dumpToString(ipt.dump));
+  const saved = dumpToString(ipt.dump);
+  const tables = parseIptablesSave(saved);
   const packet: TracePacket = {
     family: ipFamilyOf(destIP) ?? 'IPv4',
     protocol: protocol.toUpperCase() as TraceProtocol,
@@ -48,8 +54,24 @@ export function tracePacket(
     destPort: Number(destPort),
     locallyGenerated: nodeIPs.includes(sourceIP),
   };
-  const trace = traceIptables(tables, packet, { name: TEST_NODE_NAME, addresses: nodeIPs });
-  return { matches: trace.steps.map((s) => s.rule), output: upstreamOutput(trace), masq: trace.masquerade };
+  const node = { name: TEST_NODE_NAME, addresses: nodeIPs };
+  const trace = traceIptables(tables, packet, node);
+  const contract = iptablesTracer.trace(iptablesTracer.fromDryRun(saved, packet.family), packet, node);
+  return { matches: trace.steps.map((s) => s.rule), output: upstreamOutput(trace), masq: trace.masquerade, contract };
+}
+
+/**
+ * Upstream's output read from a PacketTrace: the endpoints (the contract sorts them, so the
+ * expectation is compared sorted too), the refusal verdict, "ACCEPT" for an explicit filter accept.
+ */
+function contractOutput(t: PacketTrace): string {
+  if (t.verdict === 'DNAT') return t.endpoints.join(', ');
+  if (t.verdict === 'REJECT' || t.verdict === 'DROP') return t.verdict;
+  return t.reason.startsWith('accepted by filter/') ? 'ACCEPT' : '';
+}
+
+function sortedOutput(output: string): string {
+  return output.includes(':') ? output.split(', ').sort().join(', ') : output;
 }
 
 function upstreamOutput(trace: IptablesTrace): string {
@@ -78,6 +100,9 @@ export function runPacketFlowTests(ipt: FakeIPTables, nodeIPs: readonly string[]
     const errors: string[] = [];
     if (r.output !== tc.output) errors.push(`wrong output: expected "${tc.output}" got "${r.output}"`);
     if (r.masq !== (tc.masq ?? false)) errors.push(`wrong masq: expected ${tc.masq ?? false} got ${r.masq}`);
+    const viaContract = contractOutput(r.contract);
+    if (viaContract !== sortedOutput(tc.output)) errors.push(`ModeTracer: wrong output: expected "${sortedOutput(tc.output)}" got "${viaContract}"`);
+    if (r.contract.masquerade !== (tc.masq ?? false)) errors.push(`ModeTracer: wrong masq: expected ${tc.masq ?? false} got ${r.contract.masquerade}`);
     if (errors.length > 0) {
       failures.push(
         `Test "${tc.name}" of a ${protocol} packet from ${tc.sourceIP} to ${tc.destIP}:${tc.destPort} got result:\n${errors.join('\n')}\n\nBy matching:\n${r.matches.join('\n')}\n`,

@@ -1,6 +1,10 @@
 /**
  * Test data: upstream's expected iptables-restore text of TestOverallIPTablesRules (kubernetes
- * pkg/proxy/iptables/proxier_test.go, v1.3x), written by upstream, not produced by our renderer; and
+ * pkg/proxy/iptables/proxier_test.go, v1.32 or later: that file pins LoadBalancerIPMode's emulation
+ * version to 1.31 and registers metrics per proxy mode), written by upstream, not produced by our
+ * renderer. Re-compared line by line with the newest copy of the file that could be read for this
+ * work (its commit is not known; commit edca5633aa54f69d9fa50f526fe3a8cabda69c91 could not be read,
+ * so it is not claimed): identical, nfacct counters and svc5's affinity included. And
  * the same rules as a live node's iptables-save would print them: built-in chains holding upstream's
  * jump rules (ensured with "prepend", so the last ensured comes first) and kubelet's, plus docker's
  * own rules beside them.
