@@ -8,7 +8,8 @@ import {
   type ParsedFlags,
   type RuleSnapshot,
 } from '@kube-proxy/core';
-import { buildExplainReport, formatExplainText, type KernelView } from '../trace/explain-report.js';
+import { buildExplainReport, formatExplainText, type ExplainReport, type KernelView } from '../trace/explain-report.js';
+import { lastSyncNote } from '../trace/last-sync.js';
 import { readLiveRules, tracerOf, type TracerLookup } from '../trace/live-rules.js';
 import { hostAddresses, parseNodeAddresses } from '../trace/node-addresses.js';
 import type { SubcommandArgs } from '../trace/subcommand-args.js';
@@ -45,8 +46,16 @@ export async function explainCommand(args: SubcommandArgs, parsed: ParsedFlags, 
     ...(live ? { live } : {}),
     objectSource: parsed.options.manifests ? `--manifests ${parsed.options.manifests}` : "the API server's objects",
   });
-  io.stdout.write(args.output === 'json' ? JSON.stringify(report, null, 2) + '\n' : formatExplainText(report));
+  const explained = await withLastSync(report, config.metricsBindAddress);
+  io.stdout.write(args.output === 'json' ? JSON.stringify(explained, null, 2) + '\n' : formatExplainText(explained));
   return 0;
+}
+
+/** Where the kernel disagrees with the objects, when this node's proxy last synced is the next question. */
+async function withLastSync(report: ExplainReport, metricsBindAddress: string): Promise<ExplainReport> {
+  const differences = report.kernel.differences;
+  if (differences === undefined || differences.length === 0) return report;
+  return { ...report, kernel: { ...report.kernel, differences: [...differences, await lastSyncNote(metricsBindAddress)] } };
 }
 
 /** The rules the mode would program, parsed by its tracer; undefined (with a warning) for a mode without one. */
