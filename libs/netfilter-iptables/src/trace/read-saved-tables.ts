@@ -12,7 +12,8 @@ import { parseIptablesSave, type SavedTables } from './saved-tables.js';
  *   (`-t` only filters what it prints), so two `-t` runs cost two whole fetches (measured at 10k
  *   services: the tracer at 2-5x one plain save). It runs once without `-t`, and the wanted tables'
  *   sections are cut out of the text before parsing, so the tables nobody asked for (mangle, raw,
- *   security) cost a string search.
+ *   security) cost a string search. (A table the kernel lacks is then absent, where `-t` printed it
+ *   with empty built-in chains: the same for a walk, which finds no rule either way.)
  * - iptables-legacy-save: the kernel hands over one table per request, and a save without `-t` copies
  *   out and prints every loaded table (/proc/net/ip_tables_names); per table it copies only what is
  *   wanted, for one more process start. It keeps `-t TABLE`.
