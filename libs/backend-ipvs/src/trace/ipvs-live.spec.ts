@@ -77,10 +77,9 @@ function node(ipvsadm: string): FakeCommandExecutor {
     .on({ command: 'ipvsadm', args: ['--save', '-n'] }, { exitCode: 0, stdout: ipvsadm })
     .on({ command: 'ipset', args: ['save'] }, { exitCode: 0, stdout: IPSET })
     .on({ command: 'ip', args: ['-o', '-f', 'inet', 'addr', 'show', 'dev', 'kube-ipvs0'] }, { exitCode: 0, stdout: ADDR })
-    // iptables-nft-save runs once without -t (each run fetches the whole ruleset): every table, kubelet's mangle too
+    // each save runs once without -t (iptables-nft fetches the whole ruleset per run): every table, kubelet's mangle too
     .on({ command: 'iptables-nft-save', args: [] }, { exitCode: 0, stdout: `${MANGLE}${NAT}${FILTER}` })
-    .on({ command: 'iptables-legacy-save', args: ['-t', 'nat'] }, { exitCode: 0, stdout: '' })
-    .on({ command: 'iptables-legacy-save', args: ['-t', 'filter'] }, { exitCode: 0, stdout: '' });
+    .on({ command: 'iptables-legacy-save', args: [] }, { exitCode: 0, stdout: '' });
 }
 
 const NODE: TraceNode = { name: 'test-hostname', addresses: ['100.101.102.103', '10.20.30.41'] };
@@ -93,7 +92,7 @@ describe('ipvsTracer.readLive (upstream IPVS node, fake executor)', () => {
     if (isNoRulesFound(snapshot)) throw new Error(snapshot.lookedFor);
     expect(snapshot.mode).toBe('ipvs');
     expect(snapshot.source).toBe('ipvsadm --save -n, ipset save, ip addr show dev kube-ipvs0, iptables-nft-save');
-    for (const line of exec.commandLines()) expect(line).toMatch(/^(ipvsadm --save -n|ipset save|ip -o -f inet addr show dev kube-ipvs0|iptables-legacy-save -t (nat|filter)|iptables-nft-save)$/);
+    for (const line of exec.commandLines()) expect(line).toMatch(/^(ipvsadm --save -n|ipset save|ip -o -f inet addr show dev kube-ipvs0|iptables-(legacy|nft)-save)$/);
     const clusterIP = ipvsTracer.trace(snapshot, p('10.0.0.5', '10.20.30.41', 80), NODE);
     expect(clusterIP).toEqual(expect.objectContaining({ verdict: 'DNAT', endpoints: ['10.180.0.1:80'], masquerade: false, service: null }));
     const nodePort = ipvsTracer.trace(snapshot, p('192.0.2.9', '100.101.102.103', 3001), NODE);

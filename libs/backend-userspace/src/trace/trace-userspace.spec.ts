@@ -148,9 +148,9 @@ describe('userspaceTracer.readLive (fake executor)', () => {
       ].join('\n'),
     );
     return new FakeCommandExecutor()
-      .on({ command: 'iptables-legacy-save', args: ['-t', 'nat'] }, { exitCode: 0, stdout: nat })
-      .on({ command: 'iptables-legacy-save', args: ['-t', 'filter'] }, { exitCode: 0, stdout: payload.slice(payload.indexOf('*filter')) })
-      // iptables-nft-save runs once without -t; with only legacy tables it prints nothing but its warning
+      // each save runs once without -t: legacy prints every loaded table (kubelet's mangle too), nft with
+      // only legacy tables present nothing but its warning
+      .on({ command: 'iptables-legacy-save', args: [] }, { exitCode: 0, stdout: `*mangle\n:KUBE-IPTABLES-HINT - [0:0]\nCOMMIT\n${nat}${payload.slice(payload.indexOf('*filter'))}` })
       .on({ command: 'iptables-nft-save', args: [] }, { exitCode: 0, stdout: '# Warning: iptables-legacy tables present, use iptables-legacy-save to see them\n' });
   }
 
@@ -174,7 +174,7 @@ describe('userspaceTracer.readLive (fake executor)', () => {
     const read = await userspaceTracer.readLive(new FakeCommandExecutor().setDefault({ exitCode: 0, stdout: '*nat\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n' }), 'IPv4');
     expect(read).toEqual({
       found: false,
-      lookedFor: 'the userspace capture chains nat/KUBE-PORTALS-CONTAINER and nat/KUBE-PORTALS-HOST (iptables-legacy-save -t nat, iptables-legacy-save -t filter, iptables-nft-save)',
+      lookedFor: 'the userspace capture chains nat/KUBE-PORTALS-CONTAINER and nat/KUBE-PORTALS-HOST (iptables-legacy-save, iptables-nft-save)',
     });
     const none = await userspaceTracer.readLive(new FakeCommandExecutor(), 'IPv6');
     expect(isNoRulesFound(none)).toBe(true);

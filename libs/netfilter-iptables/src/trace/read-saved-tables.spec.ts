@@ -25,18 +25,18 @@ COMMIT
 `;
 
 describe('readIptablesSaveVariants', () => {
-  it('legacy per table with -t, nft once without -t (one kernel fetch), only the asked tables kept', async () => {
+  it('each variant saved once without -t (one kernel fetch for nft, no table created for legacy), only the asked tables kept', async () => {
     const exec = new FakeCommandExecutor()
-      .on({ command: 'iptables-legacy-save', args: ['-t', 'nat'] }, { stdout: '*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n' })
-      .on({ command: 'iptables-legacy-save', args: ['-t', 'filter'] }, { exitCode: 1, stderr: "iptables-legacy-save: table 'filter' does not exist" })
+      .on({ command: 'iptables-legacy-save', args: [] }, { stdout: '*raw\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n' })
       .on({ command: 'iptables-nft-save', args: [] }, { stdout: NFT_DUMP });
     const { reads, commands } = await readIptablesSaveVariants(exec, 'IPv4');
-    expect(exec.commandLines()).toEqual(['iptables-legacy-save -t nat', 'iptables-legacy-save -t filter', 'iptables-nft-save']);
+    expect(exec.commandLines()).toEqual(['iptables-legacy-save', 'iptables-nft-save']);
     expect(commands).toEqual(exec.commandLines());
     expect(reads.map((r) => [r.variant, r.command, r.tableNames])).toEqual([
       ['legacy', 'iptables-legacy-save', ['nat']],
       ['nft', 'iptables-nft-save', ['nat', 'filter']],
     ]);
+    expect([...reads[0]!.tables.tables.keys()]).toEqual(['nat']);
     const nft = reads[1]!.tables;
     expect([...nft.tables.keys()]).toEqual(['nat', 'filter']);
     expect(savedChain(nft, 'nat', 'PREROUTING')!.rules).toHaveLength(1);
@@ -47,7 +47,7 @@ describe('readIptablesSaveVariants', () => {
   it('only the tables asked for: nat alone leaves filter out of the nft read', async () => {
     const exec = new FakeCommandExecutor().on({ command: 'ip6tables-nft-save', args: [] }, { stdout: NFT_DUMP.replace(/iptables-nft/g, 'ip6tables-nft') });
     const { reads, commands } = await readIptablesSaveVariants(exec, 'IPv6', ['nat']);
-    expect(commands).toEqual(['ip6tables-legacy-save -t nat', 'ip6tables-nft-save']);
+    expect(commands).toEqual(['ip6tables-legacy-save', 'ip6tables-nft-save']);
     expect(reads).toHaveLength(1);
     expect(reads[0]!.tableNames).toEqual(['nat']);
     expect([...reads[0]!.tables.tables.keys()]).toEqual(['nat']);
@@ -55,16 +55,16 @@ describe('readIptablesSaveVariants', () => {
 
   it('nft holds none of the tables, or fails: no nft read, and still no fallback (the binary exists)', async () => {
     const empty = new FakeCommandExecutor().on({ command: 'iptables-nft-save', args: [] }, { stdout: '# Warning: iptables-legacy tables present, use iptables-legacy-save to see them\n' });
-    expect(await readIptablesSaveVariants(empty, 'IPv4')).toEqual({ reads: [], commands: ['iptables-legacy-save -t nat', 'iptables-nft-save'] });
+    expect(await readIptablesSaveVariants(empty, 'IPv4')).toEqual({ reads: [], commands: ['iptables-legacy-save', 'iptables-nft-save'] });
     const failed = new FakeCommandExecutor().on({ command: 'iptables-nft-save', args: [] }, { exitCode: 1, stdout: NFT_DUMP.slice(0, 200) });
     expect((await readIptablesSaveVariants(failed, 'IPv4')).reads).toEqual([]);
-    expect(failed.commandLines()).toEqual(['iptables-legacy-save -t nat', 'iptables-nft-save']);
+    expect(failed.commandLines()).toEqual(['iptables-legacy-save', 'iptables-nft-save']);
   });
 
-  it('neither variant installed: a plain iptables-save, once, cut like nft', async () => {
+  it('neither variant installed: a plain iptables-save, once, cut the same way', async () => {
     const exec = new FakeCommandExecutor().on({ command: 'iptables-save', args: [] }, { stdout: NFT_DUMP });
     const { reads, commands } = await readIptablesSaveVariants(exec, 'IPv4');
-    expect(commands).toEqual(['iptables-legacy-save -t nat', 'iptables-nft-save', 'iptables-save']);
+    expect(commands).toEqual(['iptables-legacy-save', 'iptables-nft-save', 'iptables-save']);
     expect(reads.map((r) => [r.variant, r.command, r.tableNames])).toEqual([['default', 'iptables-save', ['nat', 'filter']]]);
   });
 });
