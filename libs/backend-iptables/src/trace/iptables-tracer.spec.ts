@@ -4,7 +4,7 @@ import { dumpToString } from '@kube-proxy/netfilter-iptables/testing';
 import { iptablesBackend } from '../plugin.js';
 import { FakeProxier, makeTestService } from '../render/testing/fake-proxier.js';
 import { iptablesTracer } from './iptables-tracer.js';
-import { UPSTREAM_OVERALL_EXPECTED, upstreamOverallLiveSave } from './testing/upstream-overall-dump.js';
+import { UPSTREAM_OVERALL_EXPECTED, upstreamOverallLiveDump } from './testing/upstream-overall-dump.js';
 
 const NODE: TraceNode = { name: 'test-node', addresses: ['192.168.0.2', '192.168.1.2', '192.168.99.11', '2001:db8::1', '2001:db8:1::2'] };
 
@@ -24,7 +24,11 @@ function trace(snapshot: RuleSnapshot, sourceIP: string, destIP: string, destPor
   return iptablesTracer.trace(snapshot, packet(sourceIP, destIP, destPort, extra), NODE);
 }
 
-/** A fake executor answering iptables-save per command line; a missing entry is a missing binary. */
+/**
+ * A fake executor answering iptables-save per command line (the tracer runs each save without -t, so
+ * `iptables-nft-save` is the whole dump); a command with no entry is a missing binary, a null entry a
+ * failing one.
+ */
 function fakeExecutor(answers: Record<string, string | null>): CommandExecutor & { calls: string[][] } {
   const calls: string[][] = [];
   return {
@@ -44,20 +48,14 @@ describe('the iptables tracer over upstream-written rules (TestOverallIPTablesRu
   let snapshot: RuleSnapshot;
   beforeAll(async () => {
     const executor = fakeExecutor({
-      'iptables-legacy-save': null,
-      'iptables-nft-save': null,
-      'iptables-nft-save -t nat': upstreamOverallLiveSave('nat'),
-      'iptables-nft-save -t filter': upstreamOverallLiveSave('filter'),
+      'iptables-legacy-save': '', // no legacy table loaded: a save without -t prints nothing (and creates none)
+      'iptables-nft-save': upstreamOverallLiveDump(),
     });
     const read = await iptablesTracer.readLive(executor, 'IPv4');
     if (isNoRulesFound(read)) throw new Error(read.lookedFor);
     snapshot = read;
-    expect(executor.calls).toEqual([
-      ['iptables-legacy-save', '-t', 'nat'],
-      ['iptables-legacy-save', '-t', 'filter'],
-      ['iptables-nft-save', '-t', 'nat'],
-      ['iptables-nft-save', '-t', 'filter'],
-    ]);
+    // each variant once, without -t: iptables-nft-save fetches the whole ruleset whatever -t says
+    expect(executor.calls).toEqual([['iptables-legacy-save'], ['iptables-nft-save']]);
   });
 
   it('reads the variant that holds KUBE-SERVICES', () => {
@@ -194,10 +192,8 @@ describe('readLive', () => {
 
   it('both variants hold KUBE-SERVICES: traces the one with more KUBE-SVC/KUBE-SEP rules and says which', async () => {
     const executor = fakeExecutor({
-      'iptables-legacy-save -t nat': LEFTOVER,
-      'iptables-legacy-save -t filter': '*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n',
-      'iptables-nft-save -t nat': upstreamOverallLiveSave('nat'),
-      'iptables-nft-save -t filter': upstreamOverallLiveSave('filter'),
+      'iptables-legacy-save': `${LEFTOVER}*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n`,
+      'iptables-nft-save': upstreamOverallLiveDump(),
     });
     const read = await iptablesTracer.readLive(executor, 'IPv4');
     expect(isNoRulesFound(read)).toBe(false);
@@ -208,23 +204,22 @@ describe('readLive', () => {
   });
 
   it('IPv6 reads ip6tables-…-save', async () => {
-    const executor = fakeExecutor({ 'ip6tables-legacy-save -t nat': LEFTOVER, 'ip6tables-legacy-save': null });
+    const executor = fakeExecutor({ 'ip6tables-legacy-save': LEFTOVER });
     const read = await iptablesTracer.readLive(executor, 'IPv6');
     expect((read as RuleSnapshot).source).toBe('ip6tables-legacy-save (nat; 1 KUBE-SVC-/KUBE-SEP- rules)');
-    expect(executor.calls.map((c) => c[0])).toEqual(['ip6tables-legacy-save', 'ip6tables-legacy-save', 'ip6tables-nft-save']);
+    expect(executor.calls.map((c) => c[0])).toEqual(['ip6tables-legacy-save', 'ip6tables-nft-save']);
   });
 
   it('nothing found: names the commands and the chain looked for', async () => {
     const executor = fakeExecutor({
       'iptables-legacy-save': null,
-      'iptables-nft-save -t nat': '*nat\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n',
-      'iptables-nft-save -t filter': '*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n',
+      'iptables-nft-save': '*mangle\n:KUBE-IPTABLES-HINT - [0:0]\nCOMMIT\n*nat\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n',
     });
     const read = await iptablesTracer.readLive(executor, 'IPv4');
     expect(read).toEqual({
       found: false,
       lookedFor:
-        'the chain KUBE-SERVICES in the IPv4 nat table, with iptables-legacy-save -t nat, iptables-legacy-save -t filter, iptables-nft-save -t nat, iptables-nft-save -t filter (iptables-nft-save printed nat and filter without it)',
+        'the chain KUBE-SERVICES in the IPv4 nat table, with iptables-legacy-save, iptables-nft-save (iptables-nft-save printed nat and filter without it)',
     });
   });
 
@@ -232,7 +227,7 @@ describe('readLive', () => {
     const executor = fakeExecutor({});
     const read = await iptablesTracer.readLive(executor, 'IPv4');
     expect(isNoRulesFound(read)).toBe(true);
-    expect(executor.calls.map((c) => c.join(' '))).toEqual(['iptables-legacy-save -t nat', 'iptables-nft-save -t nat', 'iptables-save -t nat']);
+    expect(executor.calls.map((c) => c.join(' '))).toEqual(['iptables-legacy-save', 'iptables-nft-save', 'iptables-save']);
     expect(isNoRulesFound(read) && read.lookedFor).toContain('(none of them printed a table)');
   });
 });

@@ -63,6 +63,13 @@ const FILTER = `*filter
 -A KUBE-IPVS-FILTER -m conntrack --ctstate NEW -m set --match-set KUBE-IPVS-IPS dst -j REJECT --reject-with icmp-port-unreachable
 COMMIT
 `;
+const MANGLE = `*mangle
+:PREROUTING ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:KUBE-IPTABLES-HINT - [0:0]
+:KUBE-KUBELET-CANARY - [0:0]
+COMMIT
+`;
 const ADDR = '5: kube-ipvs0    inet 10.20.30.41/32 scope global kube-ipvs0\\       valid_lft forever preferred_lft forever\n';
 
 function node(ipvsadm: string): FakeCommandExecutor {
@@ -70,10 +77,9 @@ function node(ipvsadm: string): FakeCommandExecutor {
     .on({ command: 'ipvsadm', args: ['--save', '-n'] }, { exitCode: 0, stdout: ipvsadm })
     .on({ command: 'ipset', args: ['save'] }, { exitCode: 0, stdout: IPSET })
     .on({ command: 'ip', args: ['-o', '-f', 'inet', 'addr', 'show', 'dev', 'kube-ipvs0'] }, { exitCode: 0, stdout: ADDR })
-    .on({ command: 'iptables-nft-save', args: ['-t', 'nat'] }, { exitCode: 0, stdout: NAT })
-    .on({ command: 'iptables-nft-save', args: ['-t', 'filter'] }, { exitCode: 0, stdout: FILTER })
-    .on({ command: 'iptables-legacy-save', args: ['-t', 'nat'] }, { exitCode: 0, stdout: '' })
-    .on({ command: 'iptables-legacy-save', args: ['-t', 'filter'] }, { exitCode: 0, stdout: '' });
+    // each save runs once without -t (iptables-nft fetches the whole ruleset per run): every table, kubelet's mangle too
+    .on({ command: 'iptables-nft-save', args: [] }, { exitCode: 0, stdout: `${MANGLE}${NAT}${FILTER}` })
+    .on({ command: 'iptables-legacy-save', args: [] }, { exitCode: 0, stdout: '' });
 }
 
 const NODE: TraceNode = { name: 'test-hostname', addresses: ['100.101.102.103', '10.20.30.41'] };
@@ -86,7 +92,7 @@ describe('ipvsTracer.readLive (upstream IPVS node, fake executor)', () => {
     if (isNoRulesFound(snapshot)) throw new Error(snapshot.lookedFor);
     expect(snapshot.mode).toBe('ipvs');
     expect(snapshot.source).toBe('ipvsadm --save -n, ipset save, ip addr show dev kube-ipvs0, iptables-nft-save');
-    for (const line of exec.commandLines()) expect(line).toMatch(/^(ipvsadm --save -n|ipset save|ip -o -f inet addr show dev kube-ipvs0|iptables-(nft|legacy)-save -t (nat|filter))$/);
+    for (const line of exec.commandLines()) expect(line).toMatch(/^(ipvsadm --save -n|ipset save|ip -o -f inet addr show dev kube-ipvs0|iptables-(legacy|nft)-save)$/);
     const clusterIP = ipvsTracer.trace(snapshot, p('10.0.0.5', '10.20.30.41', 80), NODE);
     expect(clusterIP).toEqual(expect.objectContaining({ verdict: 'DNAT', endpoints: ['10.180.0.1:80'], masquerade: false, service: null }));
     const nodePort = ipvsTracer.trace(snapshot, p('192.0.2.9', '100.101.102.103', 3001), NODE);

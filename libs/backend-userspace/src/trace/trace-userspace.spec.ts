@@ -148,10 +148,10 @@ describe('userspaceTracer.readLive (fake executor)', () => {
       ].join('\n'),
     );
     return new FakeCommandExecutor()
-      .on({ command: 'iptables-legacy-save', args: ['-t', 'nat'] }, { exitCode: 0, stdout: nat })
-      .on({ command: 'iptables-legacy-save', args: ['-t', 'filter'] }, { exitCode: 0, stdout: payload.slice(payload.indexOf('*filter')) })
-      .on({ command: 'iptables-nft-save', args: ['-t', 'nat'] }, { exitCode: 0, stdout: '' })
-      .on({ command: 'iptables-nft-save', args: ['-t', 'filter'] }, { exitCode: 0, stdout: '' });
+      // each save runs once without -t: legacy prints every loaded table (kubelet's mangle too), nft with
+      // only legacy tables present nothing but its warning
+      .on({ command: 'iptables-legacy-save', args: [] }, { exitCode: 0, stdout: `*mangle\n:KUBE-IPTABLES-HINT - [0:0]\nCOMMIT\n${nat}${payload.slice(payload.indexOf('*filter'))}` })
+      .on({ command: 'iptables-nft-save', args: [] }, { exitCode: 0, stdout: '# Warning: iptables-legacy tables present, use iptables-legacy-save to see them\n' });
   }
 
   it('reads the capture chains; the endpoints live in the proxy, so the trace ends at the proxy socket and says so', async () => {
@@ -174,7 +174,7 @@ describe('userspaceTracer.readLive (fake executor)', () => {
     const read = await userspaceTracer.readLive(new FakeCommandExecutor().setDefault({ exitCode: 0, stdout: '*nat\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n' }), 'IPv4');
     expect(read).toEqual({
       found: false,
-      lookedFor: 'the userspace capture chains nat/KUBE-PORTALS-CONTAINER and nat/KUBE-PORTALS-HOST (iptables-legacy-save -t nat, iptables-legacy-save -t filter, iptables-nft-save -t nat, iptables-nft-save -t filter)',
+      lookedFor: 'the userspace capture chains nat/KUBE-PORTALS-CONTAINER and nat/KUBE-PORTALS-HOST (iptables-legacy-save, iptables-nft-save)',
     });
     const none = await userspaceTracer.readLive(new FakeCommandExecutor(), 'IPv6');
     expect(isNoRulesFound(none)).toBe(true);
