@@ -11,7 +11,7 @@ import { parseIptablesSave } from '@kube-proxy/netfilter-iptables';
 import { iptablesSnapshot } from './iptables-snapshot.js';
 import { iptablesTracer } from './iptables-tracer.js';
 import { UPSTREAM_OVERALL_EXPECTED, upstreamOverallLiveSave } from './testing/upstream-overall-dump.js';
-import { UPSTREAM_TRACE_PACKET_RULES } from './testing/upstream-trace-packet-rules.js';
+import { UPSTREAM_TRACE_PACKET_DUMP as UPSTREAM_TRACE_PACKET_RULES } from '@kube-proxy/netfilter-iptables/testing';
 
 // testNodeIPs of upstream's proxier_test.go.
 const NODE: TraceNode = { name: 'test-node', addresses: ['192.168.0.2', '192.168.1.2', '192.168.99.11', '2001:db8::1', '2001:db8:1::2'] };

@@ -19,3 +19,4 @@ export {
   type Rule,
   type Table,
 } from './iptables-dump.js';
+export { UPSTREAM_TRACE_PACKET_DUMP } from './upstream-trace-packet-dump.js';

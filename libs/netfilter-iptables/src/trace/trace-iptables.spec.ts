@@ -2,7 +2,7 @@ import type { TraceNode, TracePacket } from '@kube-proxy/core';
 import { parseIptablesSave, savedChain } from './saved-tables.js';
 import { traceIptables } from './trace-iptables.js';
 import type { IptablesTrace } from './trace-types.js';
-import { UPSTREAM_TRACE_PACKET_DUMP } from './testing/upstream-trace-packet-dump.js';
+import { UPSTREAM_TRACE_PACKET_DUMP } from '../testing/upstream-trace-packet-dump.js';
 
 const NODE_IP = '192.168.0.2';
 const NODE: TraceNode = { name: 'test-node', addresses: [NODE_IP, '192.168.1.2', '192.168.99.11', '2001:db8::1', '2001:db8:1::2'] };

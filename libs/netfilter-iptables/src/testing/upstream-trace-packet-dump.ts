@@ -1,7 +1,12 @@
 /**
- * Test data: the static rules of upstream's TestTracePacket (kubernetes pkg/proxy/iptables/proxier_test.go),
- * written by upstream (not by our renderer), with its comments unquoted as upstream's fake iptables
- * keeps them. Its packet flows are in trace-iptables.spec.ts.
+ * Test data: the static rules of upstream's TestTracePacket (kubernetes
+ * pkg/proxy/iptables/proxier_test.go, the v1.32+ form: "-> IP:PORT" comments on the KUBE-SVC jumps,
+ * built-in chains holding the jump rules), copied verbatim: written by upstream, not produced by our
+ * renderer. Upstream loads them into its fake iptables with RestoreAll; note the unquoted multi-word
+ * comments of the built-in chains' rules and the "-" policy of the built-in chains, which a real
+ * iptables-restore would refuse: a tracer must still read them as upstream's fake does. Its flows run
+ * through the engine (src/trace/trace-iptables.spec.ts) and through the iptables mode's tracer
+ * (backend-iptables).
  */
 export const UPSTREAM_TRACE_PACKET_DUMP = `
 *filter
