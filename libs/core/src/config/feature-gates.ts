@@ -30,6 +30,11 @@ export const KUBE_PROXY_FEATURE_GATES: Readonly<Record<string, FeatureGateSpec>>
   PreferSameTrafficDistribution: { stage: 'BETA', default: true, lockedToDefault: false, description: 'PreferSameZone / PreferSameNode traffic distribution' },
   KubeProxyDrainingTerminatingNodes: { stage: 'GA', default: true, lockedToDefault: true, description: 'fail /healthz on nodes being deleted' },
   MultiCIDRServiceAllocator: { stage: 'GA', default: true, lockedToDefault: true, description: 'watch ServiceCIDR objects' },
+  // v1.37 gates (stages as upstream's pkg/features lists them for v1.37).
+  KubeProxyNFTablesLocalhostNodePorts: { stage: 'ALPHA', default: false, lockedToDefault: false, description: 'localhost NodePorts in nftables mode, served by a userspace proxy (KEP-6032)' },
+  KubeProxyIPVS: { stage: 'DEPRECATED', default: true, lockedToDefault: false, description: 'the ipvs proxy mode' },
+  AllowServiceExternalIPs: { stage: 'BETA', default: true, lockedToDefault: false, description: 'program spec.externalIPs' },
+  NFTablesNetlink: { stage: 'BETA', default: true, lockedToDefault: false, description: 'list nftables objects over netlink instead of parsing nft output' },
   // component-base logging gates (they gate logging.options).
   LoggingAlphaOptions: { stage: 'ALPHA', default: false, lockedToDefault: false, description: 'alpha logging options' },
   LoggingBetaOptions: { stage: 'BETA', default: true, lockedToDefault: false, description: 'beta logging options' },
