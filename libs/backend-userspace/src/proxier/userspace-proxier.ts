@@ -1,7 +1,8 @@
-import type { Clock, IPFamily, Logger, ProxierObservers, ProxyContext, ProxyMetrics, SyncRequest, SyncResult, SyncStats } from '@kube-proxy/core';
+import type { Clock, IPFamily, Logger, NetworkInterfaces, NodePortAddresses, ProxierObservers, ProxyContext, ProxyMetrics, SyncRequest, SyncResult, SyncStats, V1Node } from '@kube-proxy/core';
+import { networkInterfaces as osNetworkInterfaces } from 'node:os';
 import type { IptablesInterface } from '@kube-proxy/netfilter-iptables';
 import { extractLines, IptablesRestoreError } from '@kube-proxy/netfilter-iptables';
-import { newSyncStats, parseDuration, parsePortRange, SyncingProxier, topologyGates } from '@kube-proxy/core';
+import { newSyncStats, NodePortInterfaces, parseDuration, parseNodePortAddresses, parsePortRange, resolveNodePortAddresses, SyncingProxier, topologyGates } from '@kube-proxy/core';
 import { IptablesFlushMonitor } from '@kube-proxy/netfilter-iptables';
 import { USERSPACE_JUMPS } from '../cleanup.js';
 import type { ProxyCounters } from '../proxy/counters.js';
@@ -25,6 +26,8 @@ export interface UserspaceProxierOptions {
   readonly observers?: ProxierObservers;
   /** Append the family to the dry-run header (two proxiers share one sink). */
   readonly tagDryRunOutput?: boolean;
+  /** The host's interfaces, for --nodeport-addresses (os.networkInterfaces unless a test injects them). */
+  readonly networkInterfaces?: NetworkInterfaces;
 }
 
 /** Counters of one proxier beyond the engine's SyncStats (every userspace sync is a full one). */
@@ -58,6 +61,9 @@ export class UserspaceProxier extends SyncingProxier {
   /** Notices capture rules flushed behind our back (null when none are installed). */
   private readonly captureMonitor: IptablesFlushMonitor | null;
   private readonly listenIP: string;
+  /** --nodeport-addresses of this family, keywords expanded by core; resolved against interfaces each sync. */
+  private readonly nodePortAddresses: NodePortAddresses;
+  private readonly nodePortInterfaces: NodePortInterfaces;
   private readonly warnedSkips = new Set<string>();
   private hostRulesWarned = false;
 
@@ -85,6 +91,11 @@ export class UserspaceProxier extends SyncingProxier {
     this.iptables = options.iptables;
     this.counters = options.counters;
     this.listenIP = listenAddress(config.bindAddress, family);
+    // Upstream's userspace mode never read nodePortAddresses; ours narrows NodePorts like the kernel
+    // modes do, with the same core parsing (CIDRs and the keywords primary, localhost, all). Loopback
+    // needs nothing special here: the capture rules DNAT/REDIRECT to a socket of this process.
+    this.nodePortAddresses = parseNodePortAddresses(config.nodePortAddresses, family, context.nodeIPs[family], logger);
+    this.nodePortInterfaces = new NodePortInterfaces(context, options.networkInterfaces ?? osNetworkInterfaces);
     const allocator = new ProxyPortAllocator(parsePortRange(config.portRange));
     this.sockets = new SocketTable(allocator, options.openSocket, logger, context.dryRun);
     this.captureMonitor =
@@ -125,6 +136,12 @@ export class UserspaceProxier extends SyncingProxier {
     this.sync();
   }
 
+  /** A dry run resolves --nodeport-addresses among the Node object's addresses: render again when they change. */
+  protected override nodeEvent(node: V1Node, deleted: boolean): void {
+    if (!this.nodePortInterfaces.nodeEvent(node, deleted)) return;
+    if (this.state.isInitialized()) this.sync();
+  }
+
   // ---- sync -----------------------------------------------------------------------------------
 
   /**
@@ -142,10 +159,12 @@ export class UserspaceProxier extends SyncingProxier {
       for (const { socket } of toClose) socket.close();
       return { outcome: 'failed' };
     }
+    const selection = resolveNodePortAddresses(this.nodePortAddresses, this.nodePortInterfaces.interfaces());
     const rules = renderCaptureRules(this.sockets.entries().map(portalOf), {
       family: this.family,
       listenIP: this.listenIP,
       nodeIP: this.context.nodeIPs[this.family] ?? null,
+      nodePortIPs: selection.all ? null : selection.ips,
     });
     if (rules.hostRulesOmitted && !this.hostRulesWarned) {
       this.hostRulesWarned = true;

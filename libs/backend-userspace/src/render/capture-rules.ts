@@ -48,6 +48,11 @@ export interface CaptureOptions {
    * host rules are left out (and the proxier says so).
    */
   readonly nodeIP: string | null;
+  /**
+   * The node addresses NodePorts answer on (core's resolved nodePortAddresses selection); null or
+   * absent: every local address, as upstream's userspace mode always did.
+   */
+  readonly nodePortIPs?: readonly string[] | null;
 }
 
 export interface CaptureRuleset {
@@ -75,14 +80,17 @@ function hostPort(ip: string, port: number): string {
  * IPs and LoadBalancer IPs: a from-container rule (PREROUTING) and a from-host rule (OUTPUT).
  * External IPs, as upstream: from containers only when the packet did not come in over a bridge
  * port (physdev) or is addressed to this node, from the host only when addressed to this node.
- * NodePorts: from containers and from the host on any local address, and an ACCEPT of the proxy port
- * in filter for default-deny INPUT policies.
+ * NodePorts: from containers and from the host on any local address (or only on `nodePortIPs`, one
+ * rule per address, when --nodeport-addresses narrows them), and an ACCEPT of the proxy port in filter
+ * for default-deny INPUT policies.
  */
 export function renderCaptureRules(portals: readonly CapturePortal[], options: CaptureOptions): CaptureRuleset {
   const { family, listenIP, nodeIP } = options;
   // From the configuration and the host, not from Services: an IP, not necessarily canonical text.
   if (!isValidIP(listenIP)) refuse('listen IP', listenIP, '');
   if (nodeIP !== null && !isValidIP(nodeIP)) refuse('node IP', nodeIP, '');
+  const nodePortTargets: ReadonlyArray<string | null> = options.nodePortIPs ?? [null];
+  for (const ip of nodePortTargets) if (ip !== null && !isValidIP(ip)) refuse('node-port IP', ip, '');
   for (const p of portals) checkPortal(p);
   const anyAddress = isUnspecified(listenIP);
   const hostTarget = anyAddress ? nodeIP : listenIP;
@@ -120,10 +128,12 @@ export function renderCaptureRules(portals: readonly CapturePortal[], options: C
       if (host) add(nat, PORTALS_HOST, [...common(p, ip, p.port), ...DST_LOCAL, ...host]);
     }
     for (const ip of p.loadBalancerIPs) plain(ip, p.externalProxyPort);
-    if (p.nodePort !== 0) {
-      add(nat, NODEPORT_CONTAINER, [...common(p, null, p.nodePort), ...toContainer(p.externalProxyPort)]);
+    if (p.nodePort !== 0 && nodePortTargets.length > 0) {
       const host = toHost(p.externalProxyPort);
-      if (host) add(nat, NODEPORT_HOST, [...common(p, null, p.nodePort), ...host]);
+      for (const ip of nodePortTargets) {
+        add(nat, NODEPORT_CONTAINER, [...common(p, ip, p.nodePort), ...toContainer(p.externalProxyPort)]);
+        if (host) add(nat, NODEPORT_HOST, [...common(p, ip, p.nodePort), ...host]);
+      }
       add(filter, NODEPORT_NON_LOCAL, [...common(p, null, p.externalProxyPort), '-m', 'state', '--state', 'NEW', '-j', 'ACCEPT']);
     }
   }

@@ -3,6 +3,8 @@ import { defaultConfiguration } from './defaults.js';
 import { formatFieldErrors } from './errors.js';
 import { validateConfiguration } from './validate.js';
 
+const NPA_INVALID = "must be a valid CIDR or one of the keywords 'primary', 'localhost', 'all'";
+
 function errorsFor(change: (cfg: KubeProxyConfiguration) => void): string[] {
   const cfg = defaultConfiguration();
   change(cfg);
@@ -49,8 +51,7 @@ describe('validateConfiguration', () => {
     ['clusterCIDR', (c) => (c.clusterCIDR = '10.0.0.0/33'), 'clusterCIDR: "10.0.0.0/33" must be a valid CIDR block (e.g. 10.100.0.0/16 or fde4:8dba:82e1::/48)'],
     ['clusterCIDR two v4', (c) => (c.clusterCIDR = '10.0.0.0/8,11.0.0.0/8'), 'clusterCIDR: must be either a single CIDR or a dual-stack pair of CIDRs (e.g. 10.100.0.0/16,fde4:8dba:82e1::/48)'],
     ['clusterCIDR three', (c) => (c.clusterCIDR = '10.0.0.0/8,fd00::/8,11.0.0.0/8'), 'clusterCIDR: must be either a single CIDR or a dual-stack pair of CIDRs (e.g. 10.100.0.0/16,fde4:8dba:82e1::/48)'],
-    ['nodePortAddresses', (c) => (c.nodePortAddresses = ['10.0.0.0/8', '10.20.30.40']), 'nodePortAddresses[1]: must be a valid CIDR'],
-    ['primary + CIDR', (c) => (c.nodePortAddresses = ['10.0.0.0/8', 'primary']), "nodePortAddresses[1]: can't use both 'primary' and CIDRs"],
+    ['nodePortAddresses', (c) => (c.nodePortAddresses = ['10.0.0.0/8', '10.20.30.40']), `nodePortAddresses[1]: ${NPA_INVALID}`],
     ['detectLocalMode', (c) => (c.detectLocalMode = 'PodCIDR' as never), 'detectLocalMode: Unsupported value: "PodCIDR": supported values: "ClusterCIDR", "NodeCIDR", "BridgeInterface", "InterfaceNamePrefix", ""'],
     ['bridge', (c) => (c.detectLocalMode = 'BridgeInterface'), 'detectLocal.bridgeInterface: must not be empty when detectLocalMode is BridgeInterface'],
     ['prefix', (c) => (c.detectLocalMode = 'InterfaceNamePrefix'), 'detectLocal.interfaceNamePrefix: must not be empty when detectLocalMode is InterfaceNamePrefix'],
@@ -63,6 +64,39 @@ describe('validateConfiguration', () => {
     ['plugin', (c) => (c.backendPlugins = ['']), 'backendPlugins[0]: must not be empty'],
   ])('reports %s', (_name, change, expected) => {
     expect(errorsFor(change)).toEqual([expected]);
+  });
+
+  describe('nodePortAddresses (upstream v1.37 keywords)', () => {
+    it.each<[string, string[]]>([
+      ['primary', ['primary']],
+      ['localhost', ['localhost']],
+      ['all', ['all']],
+      ['primary and localhost', ['primary', 'localhost']],
+      ['every keyword', ['primary', 'localhost', 'all']],
+      ['a keyword with CIDRs of both families', ['10.0.0.0/8', 'primary', 'fd00::/64', '127.0.0.1/32']],
+      ['all with a CIDR', ['0.0.0.0/0', 'all']],
+      ['a CIDR twice (accepted before v1.37, still accepted)', ['10.0.0.0/8', '10.0.0.0/8']],
+    ])('accepts %s', (_name, addresses) => {
+      expect(errorsFor((c) => (c.nodePortAddresses = addresses))).toEqual([]);
+    });
+
+    it.each<[string, string[], string[]]>([
+      ['a duplicate keyword', ['localhost', 'primary', 'localhost'], ['nodePortAddresses[2]: Duplicate value: "localhost"']],
+      ['a keyword three times', ['all', 'all', 'all'], ['nodePortAddresses[1]: Duplicate value: "all"', 'nodePortAddresses[2]: Duplicate value: "all"']],
+      ['a capitalised keyword', ['Primary'], [`nodePortAddresses[0]: ${NPA_INVALID} (keywords are lowercase: "primary")`]],
+      ['an upper-case keyword after a CIDR', ['10.0.0.0/8', 'LOCALHOST'], [`nodePortAddresses[1]: ${NPA_INVALID} (keywords are lowercase: "localhost")`]],
+      ['an unknown word', ['bogus'], [`nodePortAddresses[0]: ${NPA_INVALID}`]],
+      ['a bare IP', ['primary', '10.20.30.40'], [`nodePortAddresses[1]: ${NPA_INVALID}`]],
+      ['an empty entry', ['localhost', ''], [`nodePortAddresses[1]: ${NPA_INVALID}`]],
+    ])('rejects %s, naming the entry', (_name, addresses, expected) => {
+      expect(errorsFor((c) => (c.nodePortAddresses = addresses))).toEqual(expected);
+    });
+
+    it('carries the offending value', () => {
+      const cfg = defaultConfiguration();
+      cfg.nodePortAddresses = ['all', 'Localhost'];
+      expect(validateConfiguration(cfg)).toEqual([{ field: 'nodePortAddresses[1]', message: `${NPA_INVALID} (keywords are lowercase: "localhost")`, value: 'Localhost' }]);
+    });
   });
 
   it('checks the section of the configured mode', () => {

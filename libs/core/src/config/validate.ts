@@ -5,6 +5,7 @@ import { EMULATED_KUBERNETES_VERSION, featureGateErrors } from './feature-gates.
 import { isDualStackCIDRs, isValidCIDR, isValidIP } from '../semantics/model/ip.js';
 import { splitHostPort } from './net-text.js';
 import { parsePortRange } from './port-range.js';
+import { NODE_PORT_ADDRESS_KEYWORDS, isNodePortAddressKeyword } from '../semantics/plan/node-port-address-keywords.js';
 
 /**
  * Upstream's validation.Validate (pkg/proxy/apis/config/validation, v1.31–v1.34), applied to the
@@ -144,15 +145,26 @@ function isValidPortRange(text: string): boolean {
   }
 }
 
+/**
+ * Upstream v1.37 (PR #138427): every entry is a CIDR or one of the keywords `primary`, `localhost`,
+ * `all`, mixed freely; a keyword given twice is a duplicate (field.Duplicate's words). Keywords are
+ * matched exactly, so `Primary` is invalid; the message names the keyword it resembles. Duplicate
+ * CIDRs stay accepted, as every release before v1.37 accepted them.
+ */
 function checkNodePortAddresses(add: Add, addresses: readonly string[]): void {
-  for (let i = 0; i < addresses.length; i++) {
-    const a = addresses[i];
-    if (a === 'primary') {
-      if (i !== 0 || addresses.length !== 1) add(`nodePortAddresses[${i}]`, "can't use both 'primary' and CIDRs", a);
-      break;
+  const seen = new Set<string>();
+  addresses.forEach((a, i) => {
+    const field = `nodePortAddresses[${i}]`;
+    if (isNodePortAddressKeyword(a)) {
+      if (seen.has(a)) add(field, `Duplicate value: ${JSON.stringify(a)}`, a);
+      seen.add(a);
+      return;
     }
-    if (!isValidCIDR(a)) add(`nodePortAddresses[${i}]`, 'must be a valid CIDR', a);
-  }
+    if (isValidCIDR(a)) return;
+    const keyword = NODE_PORT_ADDRESS_KEYWORDS.find((k) => k === a.trim().toLowerCase());
+    const hint = keyword === undefined ? '' : ` (keywords are lowercase: ${JSON.stringify(keyword)})`;
+    add(field, `must be a valid CIDR or one of the keywords ${NODE_PORT_ADDRESS_KEYWORDS.map((k) => `'${k}'`).join(', ')}${hint}`, a);
+  });
 }
 
 /** Only the previous minor release may be shown (metrics.ValidateShowHiddenMetricsVersion). */

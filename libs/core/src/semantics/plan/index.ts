@@ -12,7 +12,11 @@ export type {
 } from './service-port-plan.js';
 export { endpointSetOf, planServicePort, type ServicePlanContext } from './plan-service-port.js';
 export {
+  NODE_PORT_ADDRESSES_ALL,
+  NODE_PORT_ADDRESSES_LOCALHOST,
   NODE_PORT_ADDRESSES_PRIMARY,
+  NODE_PORT_ADDRESS_KEYWORDS,
+  isNodePortAddressKeyword,
   parseNodePortAddresses,
   resolveNodePortAddresses,
   type NetworkInterfaces,

@@ -1,11 +1,17 @@
 import type { NetworkInterfaceInfo } from 'node:os';
-import { cidrContains, ipFamilyOf, parseCIDR } from '../model/ip.js';
+import { cidrContains, isLoopbackIP, parseCIDR, type CIDR } from '../model/ip.js';
 import type { IPFamily } from '../model/protocol.js';
 import type { Logger } from '../../host/logger.js';
 import type { NodePortAddressSelection } from './node-port-address-plan.js';
+import { NODE_PORT_ADDRESSES_PRIMARY, isNodePortAddressKeyword, keywordCIDR, zeroCIDR } from './node-port-address-keywords.js';
 
-/** `--nodeport-addresses primary`: the node's primary IP(s) (upstream kubeproxyconfig.NodePortAddressesPrimary). */
-export const NODE_PORT_ADDRESSES_PRIMARY = 'primary';
+export {
+  NODE_PORT_ADDRESSES_ALL,
+  NODE_PORT_ADDRESSES_LOCALHOST,
+  NODE_PORT_ADDRESSES_PRIMARY,
+  NODE_PORT_ADDRESS_KEYWORDS,
+  isNodePortAddressKeyword,
+} from './node-port-address-keywords.js';
 
 /** os.networkInterfaces()'s shape (injected for tests). */
 export type NetworkInterfaces = () => NodeJS.Dict<NetworkInterfaceInfo[]>;
@@ -15,18 +21,32 @@ export type NetworkInterfaces = () => NodeJS.Dict<NetworkInterfaceInfo[]>;
  */
 export interface NodePortAddresses {
   readonly family: IPFamily;
-  /** The CIDRs of this family (a zero CIDR when none was given). */
+  /** The CIDRs of this family, keywords expanded (a zero CIDR when none was given). */
   readonly cidrs: readonly string[];
-  /** Every local address matches (no CIDR of this family, or a /0). */
+  /** Every local address matches (no CIDR of this family, `all`, or a /0). */
   readonly matchAll: boolean;
-  /** Whether 127.0.0.0/8 addresses are selected (gates localhost NodePorts and route_localnet). */
+  /** Whether 127.0.0.0/8 addresses are selected (gates iptables' localhost NodePorts and route_localnet). */
   readonly containsIPv4Loopback: boolean;
+  /**
+   * Whether the loopback address of this family (127.0.0.1, ::1) is among the selected ones in any
+   * way, the zero CIDR included: upstream's ContainsLoopback (PR #138427's first form).
+   */
+  readonly containsLoopback: boolean;
+  /**
+   * Whether loopback was asked for explicitly in this family: `localhost`, or a CIDR (not a /0) whose
+   * network address is a loopback address (127.x.y.z/n, ::1/128). An empty list, `all` alone or a /0
+   * is not explicit. Upstream v1.37's ContainsExplicitLoopback, which turns on nftables' localhost
+   * NodePorts (KEP-6032) for the family.
+   */
+  readonly containsExplicitLoopback: boolean;
 }
 
 /**
  * Parses config.nodePortAddresses for one family: `null`/`[]` → every address; CIDRs of the other
- * family are ignored (none left → every address, as upstream); `primary` → the node's IP of this family
- * as a /32 or /128 (as upstream's server.go rewrites it).
+ * family are ignored (none left → every address, as upstream); the keywords expand per family
+ * (node-port-address-keywords.ts) as upstream's server.go rewrites them before the proxiers see them:
+ * `primary` → the node's IP of this family as a /32 or /128 (nothing when unknown), `localhost` → the
+ * family's loopback CIDR, `all` → its zero CIDR. Entries are expected to be validated already.
  */
 export function parseNodePortAddresses(
   config: readonly string[] | null,
@@ -37,13 +57,11 @@ export function parseNodePortAddresses(
   const cidrs: string[] = [];
   for (const raw of config ?? []) {
     const entry = raw.trim();
-    if (entry === NODE_PORT_ADDRESSES_PRIMARY) {
-      if (nodeIP && ipFamilyOf(nodeIP) === family) {
-        cidrs.push(`${nodeIP}/${family === 'IPv6' ? 128 : 32}`);
-      } else {
-        logger.warn('nodePortAddresses "primary" given but the node IP of this family is unknown; ignoring it', {
-          family,
-        });
+    if (isNodePortAddressKeyword(entry)) {
+      const cidr = keywordCIDR(entry, family, nodeIP);
+      if (cidr !== undefined) cidrs.push(cidr);
+      else if (entry === NODE_PORT_ADDRESSES_PRIMARY) {
+        logger.warn('nodePortAddresses "primary" given but the node IP of this family is unknown; ignoring it', { family });
       }
       continue;
     }
@@ -54,13 +72,16 @@ export function parseNodePortAddresses(
     }
     if (f === family) cidrs.push(entry);
   }
-  if (cidrs.length === 0) cidrs.push(family === 'IPv6' ? '::/0' : '0.0.0.0/0');
-  const matchAll = cidrs.some((c) => c.endsWith('/0'));
-  let containsIPv4Loopback = false;
-  if (family === 'IPv4') {
-    containsIPv4Loopback = cidrs.some((c) => cidrContains(c, '127.0.0.0') || cidrContains(c, '127.0.0.1'));
-  }
-  return { family, cidrs, matchAll, containsIPv4Loopback };
+  if (cidrs.length === 0) cidrs.push(zeroCIDR(family));
+  const blocks = cidrs.map(parseCIDR).filter((c) => c !== undefined);
+  const matchAll = blocks.some((b) => b.prefixLength === 0);
+  // Upstream's test: the block's network address is a loopback address, or the block holds the start
+  // of the family's loopback range (127.0.0.0, ::1). So 127.0.2.0/28 and 64.0.0.0/2 count, 128.0.0.0/1 not.
+  const loopbackStart = family === 'IPv6' ? '::1' : '127.0.0.0';
+  const networkIsLoopback = (b: CIDR): boolean => isLoopbackIP({ family: b.family, bytes: b.bytes });
+  const containsLoopback = blocks.some((b) => networkIsLoopback(b) || cidrContains(b, loopbackStart));
+  const containsExplicitLoopback = blocks.some((b) => b.prefixLength > 0 && networkIsLoopback(b));
+  return { family, cidrs, matchAll, containsIPv4Loopback: family === 'IPv4' && containsLoopback, containsLoopback, containsExplicitLoopback };
 }
 
 /**

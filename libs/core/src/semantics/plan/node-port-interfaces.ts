@@ -13,6 +13,9 @@ import { canonicalIP, ipFamilyOf } from '../model/ip.js';
 import type { IPFamily } from '../model/protocol.js';
 import type { NetworkInterfaces } from './node-port-addresses.js';
 
+/** The addresses of a node's loopback interface, which a Node object never lists. */
+export const NODE_LOOPBACK_ADDRESSES: readonly string[] = ['127.0.0.1', '::1'];
+
 /** The Node address types that are IP addresses of the node (Hostname and the DNS types are names). */
 const IP_ADDRESS_TYPES: ReadonlySet<string> = new Set(['InternalIP', 'ExternalIP']);
 
@@ -76,8 +79,12 @@ export class NodePortInterfaces {
     return out;
   }
 
-  /** The interfaces to resolve --nodeport-addresses against now. */
+  /**
+   * The interfaces to resolve --nodeport-addresses against now. A dry run's node also has its loopback
+   * interface (127.0.0.1, ::1), as every node does, so `localhost` and loopback CIDRs select there what
+   * they select on a real node (each mode then decides whether it serves loopback).
+   */
   interfaces(): NetworkInterfaces {
-    return this.run.dryRun ? addressesAsInterfaces(this.describedAddresses()) : this.host;
+    return this.run.dryRun ? addressesAsInterfaces([...this.describedAddresses(), ...NODE_LOOPBACK_ADDRESSES]) : this.host;
   }
 }
