@@ -76,6 +76,28 @@ describe('renderCaptureRules', () => {
     ]);
   });
 
+  it('--nodeport-addresses narrows NodePorts: one rule per selected address; none selected, no NodePort rules', () => {
+    const np: CapturePortal = { ...web, name: 'default/np:http', clusterIP: '', nodePort: 30080, externalProxyPort: 36002 };
+    const nodePortLines = (ips: readonly string[] | null, family: 'IPv4' | 'IPv6' = 'IPv4', nodeIP = '192.168.1.5') =>
+      lines(renderCaptureRules([np], { family, listenIP: family === 'IPv6' ? '::' : '0.0.0.0', nodeIP, nodePortIPs: ips }).payload).filter((l) => l.includes('NODEPORT-') && l.startsWith('-A'));
+    expect(nodePortLines(['192.168.1.5', '127.0.0.1'])).toEqual([
+      '-A KUBE-NODEPORT-CONTAINER -m comment --comment default/np:http -p tcp -m tcp --dport 30080 -d 192.168.1.5/32 -j REDIRECT --to-ports 36002',
+      '-A KUBE-NODEPORT-HOST -m comment --comment default/np:http -p tcp -m tcp --dport 30080 -d 192.168.1.5/32 -j DNAT --to-destination 192.168.1.5:36002',
+      '-A KUBE-NODEPORT-CONTAINER -m comment --comment default/np:http -p tcp -m tcp --dport 30080 -d 127.0.0.1/32 -j REDIRECT --to-ports 36002',
+      '-A KUBE-NODEPORT-HOST -m comment --comment default/np:http -p tcp -m tcp --dport 30080 -d 127.0.0.1/32 -j DNAT --to-destination 192.168.1.5:36002',
+      '-A KUBE-NODEPORT-NON-LOCAL -m comment --comment default/np:http -p tcp -m tcp --dport 36002 -m state --state NEW -j ACCEPT',
+    ]);
+    expect(nodePortLines(['::1'], 'IPv6', 'fd00::5')).toEqual([
+      '-A KUBE-NODEPORT-CONTAINER -m comment --comment default/np:http -p tcp -m tcp --dport 30080 -d ::1/128 -j REDIRECT --to-ports 36002',
+      '-A KUBE-NODEPORT-HOST -m comment --comment default/np:http -p tcp -m tcp --dport 30080 -d ::1/128 -j DNAT --to-destination [fd00::5]:36002',
+      '-A KUBE-NODEPORT-NON-LOCAL -m comment --comment default/np:http -p tcp -m tcp --dport 36002 -m state --state NEW -j ACCEPT',
+    ]);
+    expect(nodePortLines([])).toEqual([]);
+    // null: every local address, as upstream's userspace mode (no destination match).
+    expect(nodePortLines(null).filter((l) => l.includes(' -d '))).toEqual([]);
+    expect(() => renderCaptureRules([np], { family: 'IPv4', listenIP: '0.0.0.0', nodeIP: null, nodePortIPs: ['10.0.0.1 -j ACCEPT'] })).toThrow();
+  });
+
   it('a specific listen address is DNATed to from containers and host alike', () => {
     const r = renderCaptureRules([web], { family: 'IPv4', listenIP: '10.0.0.4', nodeIP: '192.168.1.5' });
     expect(r.payload).toContain('-A KUBE-PORTALS-CONTAINER -m comment --comment default/web:http -p tcp -m tcp --dport 80 -d 10.96.0.10/32 -j DNAT --to-destination 10.0.0.4:36001');
