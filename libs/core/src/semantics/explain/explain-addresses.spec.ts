@@ -78,6 +78,20 @@ describe('explainService: addresses by traffic class', () => {
     expect(nowhere.nodePort.reason).toContain('selects none of the node');
   });
 
+  it('nodePortAddresses keywords: primary,localhost is the node IP and, where the mode serves it, loopback; all is every address', () => {
+    const addresses = ['10.0.0.1', '192.168.5.1'];
+    const mixed = { addresses, nodeIPs: { IPv4: '10.0.0.1' } };
+    const ipt = onlyPort(explain(lbService(), READY, { ...mixed, config: { mode: 'iptables', nodePortAddresses: ['primary', 'localhost'] } }));
+    expect(ipt.nodePort).toMatchObject({ localhost: true, addresses: ['10.0.0.1', '127.0.0.1'] });
+    expect(ipt.nodePort.reason).toContain('nodePortAddresses (10.0.0.1/32, 127.0.0.0/8) selects these node addresses');
+    const nft = onlyPort(explain(lbService(), READY, { ...mixed, config: { mode: 'nftables', nodePortAddresses: ['primary', 'localhost'] } }));
+    expect(nft.nodePort).toMatchObject({ localhost: false, addresses: ['10.0.0.1'] });
+    const ipvs = onlyPort(explain(lbService(), READY, { ...mixed, config: { mode: 'ipvs', nodePortAddresses: ['localhost'] } }));
+    expect(ipvs.nodePort).toMatchObject({ localhost: false, addresses: [] });
+    const all = onlyPort(explain(lbService(), READY, { ...mixed, config: { mode: 'nftables', nodePortAddresses: ['all'] } }));
+    expect(all.nodePort).toMatchObject({ allLocalAddresses: true, addresses });
+  });
+
   it("nftables mode without nodePortAddresses answers on the node's primary IP only, as upstream", () => {
     const addresses = ['10.0.0.1', '192.168.5.1'];
     const nft = onlyPort(explain(lbService(), READY, { addresses, config: { mode: 'nftables' } }));

@@ -11,7 +11,7 @@ import { serviceType } from '../model/service-policy.js';
 import { LABEL_TOPOLOGY_ZONE } from '../model/well-known.js';
 import { planNodePortAddresses, type NodePortAddressPlan } from '../plan/node-port-address-plan.js';
 import { NODE_PORT_ADDRESSES_PRIMARY, parseNodePortAddresses, resolveNodePortAddresses } from '../plan/node-port-addresses.js';
-import { addressesAsInterfaces, nodeObjectAddresses } from '../plan/node-port-interfaces.js';
+import { addressesAsInterfaces, NODE_LOOPBACK_ADDRESSES, nodeObjectAddresses } from '../plan/node-port-interfaces.js';
 import { planServicePort, type ServicePlanContext } from '../plan/plan-service-port.js';
 import { topologyModeFromHints } from '../topology/categorize-endpoints.js';
 import { answeringAddresses, nodePortExplanation, proxyModeIngressIPs, sourceRangeExplanation } from './explain-addresses.js';
@@ -73,7 +73,9 @@ function nodePortSelection(config: ExplainInput['config'], family: IPFamily, nod
   // Only the iptables mode serves NodePorts on 127.0.0.0/8 (route_localnet), and only when selected.
   const iptablesMode = config.mode === 'iptables' || config.mode === '';
   const localhostFlag = iptablesMode && config.iptables.localhostNodePorts && npa.containsIPv4Loopback;
-  const plan = planNodePortAddresses(family, resolveNodePortAddresses(npa, addressesAsInterfaces(ofFamily)), localhostFlag);
+  // The node has its loopback interface too (as a dry run's node does), so `localhost` selects 127.0.0.1 / ::1.
+  const loopback = NODE_LOOPBACK_ADDRESSES.filter((ip) => ipFamilyOf(ip) === family);
+  const plan = planNodePortAddresses(family, resolveNodePortAddresses(npa, addressesAsInterfaces([...ofFamily, ...loopback])), localhostFlag);
   const defaultedToPrimary = config.mode === 'nftables' && (config.nodePortAddresses?.length ?? 0) === 0;
   return { plan, cidrs: npa.cidrs, defaultedToPrimary };
 }
