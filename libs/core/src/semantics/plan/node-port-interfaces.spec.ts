@@ -59,6 +59,16 @@ describe('NodePortInterfaces', () => {
     expect(resolveNodePortAddresses(all, source.interfaces())).toEqual({ all: false, ips: ['192.168.49.2'] });
   });
 
+  it('a dry run\'s node has its loopback interface: `localhost` selects 127.0.0.1 and ::1 there, as on a real node', () => {
+    const source = new NodePortInterfaces({ dryRun: true, nodeName: 'node-1', nodeIPs: { IPv4: '192.168.49.2' } }, host);
+    const v4 = parseNodePortAddresses(['primary', 'localhost'], 'IPv4', '192.168.49.2', nullLogger);
+    expect(resolveNodePortAddresses(v4, source.interfaces())).toEqual({ all: false, ips: ['192.168.49.2', '127.0.0.1'] });
+    const v6 = parseNodePortAddresses(['localhost'], 'IPv6', undefined, nullLogger);
+    expect(resolveNodePortAddresses(v6, source.interfaces())).toEqual({ all: false, ips: ['::1'] });
+    // The loopback interface is no Node address.
+    expect(source.describedAddresses()).toEqual(['192.168.49.2']);
+  });
+
   it('lists a dry run\'s node addresses canonically: resolved node IPs first, a mapped address as IPv4, no names', () => {
     const source = new NodePortInterfaces({ dryRun: true, nodeName: 'node-1', nodeIPs: { IPv4: '::ffff:8.8.8.8' } }, host);
     source.nodeEvent(node([{ type: 'InternalIP', address: 'FD00::0002' }, { type: 'InternalIP', address: 'not-an-ip' }]), false);
