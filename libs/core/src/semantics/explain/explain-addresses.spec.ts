@@ -88,6 +88,8 @@ describe('explainService: addresses by traffic class', () => {
     expect(nft.nodePort).toMatchObject({ localhost: false, addresses: ['10.0.0.1'] });
     const ipvs = onlyPort(explain(lbService(), READY, { ...mixed, config: { mode: 'ipvs', nodePortAddresses: ['localhost'] } }));
     expect(ipvs.nodePort).toMatchObject({ localhost: false, addresses: [] });
+    const us = onlyPort(explain(lbService(), READY, { ...mixed, config: { mode: 'userspace', nodePortAddresses: ['primary', 'localhost'] } }));
+    expect(us.nodePort).toMatchObject({ localhost: false, addresses: ['10.0.0.1', '127.0.0.1'] });
     const all = onlyPort(explain(lbService(), READY, { ...mixed, config: { mode: 'nftables', nodePortAddresses: ['all'] } }));
     expect(all.nodePort).toMatchObject({ allLocalAddresses: true, addresses });
   });

@@ -75,7 +75,12 @@ function nodePortSelection(config: ExplainInput['config'], family: IPFamily, nod
   const localhostFlag = iptablesMode && config.iptables.localhostNodePorts && npa.containsIPv4Loopback;
   // The node has its loopback interface too (as a dry run's node does), so `localhost` selects 127.0.0.1 / ::1.
   const loopback = NODE_LOOPBACK_ADDRESSES.filter((ip) => ipFamilyOf(ip) === family);
-  const plan = planNodePortAddresses(family, resolveNodePortAddresses(npa, addressesAsInterfaces([...ofFamily, ...loopback])), localhostFlag);
+  const selection = resolveNodePortAddresses(npa, addressesAsInterfaces([...ofFamily, ...loopback]));
+  // Userspace capture rules match the selected addresses as they are, loopback included (a socket of the
+  // proxy answers; no kernel rule stands in the way of 127.0.0.1 or ::1).
+  const plan = config.mode === 'userspace'
+    ? { allLocalAddresses: selection.all, excludeLoopback: false, addresses: selection.all ? [] : selection.ips, localhostNodePorts: false }
+    : planNodePortAddresses(family, selection, localhostFlag);
   const defaultedToPrimary = config.mode === 'nftables' && (config.nodePortAddresses?.length ?? 0) === 0;
   return { plan, cidrs: npa.cidrs, defaultedToPrimary };
 }
