@@ -1,9 +1,10 @@
 /**
- * Real-kernel e2e of `--nodeport-addresses` keywords in userspace mode: `bin/kube-proxy
- * --proxy-mode=userspace --nodeport-addresses=primary,localhost` in the node namespace of a simulated
- * node (libs/testing/netns). The NodePort answers on the node's primary IP (the Node object's
- * InternalIP) and on 127.0.0.1 from the node itself, and no longer on the node's other address (its
- * pod-bridge address), which an unrestricted userspace proxy captures too.
+ * Real-kernel e2e of `--nodeport-addresses` keywords: `bin/kube-proxy --proxy-mode=MODE
+ * --nodeport-addresses=primary,localhost` in the node namespace of a simulated node (libs/testing/netns),
+ * for the modes that serve loopback NodePorts without a feature gate (iptables: route_localnet, set in
+ * the node namespace only; userspace: capture rules to the proxy's socket). The NodePort answers on the
+ * node's primary IP (the Node object's InternalIP) and on 127.0.0.1 from the node itself, and no longer
+ * on the node's other address (its pod-bridge address), which `all` (or no flag) would serve too.
  * Every probe is bounded in tries and time; the namespaces are created and removed by exact name.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,11 +21,24 @@ const pre = await e2ePreflight('userspace nodePortAddresses');
 const describeNetns = pre.run ? describe : describe.skip;
 
 const TAG = 'kpna';
+const PORT_RANGES = { userspace: '20100-20149', iptables: '' } as const;
 const VARIANT = 'nft' as const;
 const WEB = USVC.web;
 const NODE_PORT = WEB.nodePort ?? fail('web has no NodePort');
 
-describeNetns('userspace: --nodeport-addresses=primary,localhost narrows the NodePort (real traffic)', () => {
+/** The rules that serve NODE_PORT, by destination ("any" when unrestricted), as each mode writes them. */
+const MODES = {
+  userspace: {
+    ready: (dump: string) => captureRules(dump, 'KUBE-NODEPORT-CONTAINER', { proto: 'tcp', dport: NODE_PORT }).length > 0 && missingJumps(dump).length === 0,
+    destinations: (nat: string) => nat.split('\n').filter((l) => l.startsWith('-A KUBE-NODEPORT-CONTAINER') && l.includes(`--dport ${NODE_PORT} `)),
+  },
+  iptables: {
+    ready: (dump: string) => dump.split('\n').some((l) => l.startsWith('-A KUBE-NODEPORTS') && l.includes(`--dport ${NODE_PORT} `)),
+    destinations: (nat: string) => nat.split('\n').filter((l) => l.startsWith('-A KUBE-SERVICES') && l.endsWith('-j KUBE-NODEPORTS')),
+  },
+} as const;
+
+describeNetns.each(['userspace', 'iptables'] as const)('%s: --nodeport-addresses=primary,localhost narrows the NodePort (real traffic)', (mode) => {
   let node: SimulatedNode | undefined;
   let proxy: RunningProxy | undefined;
   let servers: EchoServer[] = [];
@@ -37,21 +51,22 @@ describeNetns('userspace: --nodeport-addresses=primary,localhost narrows the Nod
     if (pre.missingTools.length > 0) fail(`missing tools: ${pre.missingTools.join(', ')}; install with: ${INSTALL_HINT}`);
     dir = mkdtempSync(join(tmpdir(), 'kp-e2e-npa-'));
     const manifests = join(dir, 'manifests');
-    await cleanupStaleRuns(TAG);
-    node = await createSimulatedNode({ prefix: runPrefix(TAG) });
+    // One tag per mode (kpnau, kpnai): each run cleans only its own leftovers.
+    const tag = `${TAG}${mode[0]}`;
+    await cleanupStaleRuns(tag);
+    node = await createSimulatedNode({ prefix: runPrefix(tag) });
     servers = await Promise.all(n().pods.map((pd) => startEchoServer(n(), pd.ns, { tcpPorts: [POD_TCP_PORT], udpPorts: [POD_UDP_PORT], maxLifetimeS: 300 })));
     writeUserspaceManifests(manifests, n());
     // kubelet's hint chain pins the proxy to iptables-nft, as in the userspace datapath suite.
     await iptables(n(), n().ns.node, VARIANT, ['-t', 'mangle', '-N', 'KUBE-IPTABLES-HINT']);
-    const args = proxyArgs({ mode: 'userspace', manifestsDir: manifests, extra: ['--proxy-port-range=20100-20149', '--nodeport-addresses=primary,localhost'] });
+    const portRange = PORT_RANGES[mode] === '' ? [] : [`--proxy-port-range=${PORT_RANGES[mode]}`];
+    const args = proxyArgs({ mode, manifestsDir: manifests, extra: [...portRange, '--nodeport-addresses=primary,localhost'] });
     proxy = startProxy(n(), args, { logFile: join(dir, 'proxy.log') });
     await waitFor(
-      'the NodePort capture rules of web',
+      `the NodePort rules of web (${mode})`,
       async () => {
         if (proxy?.exited()) fail(`kube-proxy exited with ${proxy.exitCode()}:${why()}`);
-        const dump = await iptablesSave(n(), n().ns.node, VARIANT);
-        if (missingJumps(dump).length > 0) return undefined;
-        return captureRules(dump, 'KUBE-NODEPORT-CONTAINER', { proto: 'tcp', dport: NODE_PORT }).length > 0 ? true : undefined;
+        return MODES[mode].ready(await iptablesSave(n(), n().ns.node, VARIANT)) ? true : undefined;
       },
       { timeoutMs: 90_000, intervalMs: 200 },
     );
@@ -64,9 +79,8 @@ describeNetns('userspace: --nodeport-addresses=primary,localhost narrows the Nod
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
-  it('captures the NodePort only for the primary IP and 127.0.0.1 (one rule each, nothing unrestricted)', async () => {
-    const dump = await iptablesSave(n(), n().ns.node, VARIANT, 'nat');
-    const rules = dump.split('\n').filter((l) => l.startsWith('-A KUBE-NODEPORT-CONTAINER') && l.includes(`--dport ${NODE_PORT} `));
+  it('serves the NodePort only on the primary IP and 127.0.0.1 (one rule each, nothing unrestricted)', async () => {
+    const rules = MODES[mode].destinations(await iptablesSave(n(), n().ns.node, VARIANT, 'nat'));
     expect(rules.map((l) => / -d (\S+) /.exec(l)?.[1] ?? 'any').sort()).toEqual(['127.0.0.1/32', `${n().nodeIp}/32`].sort());
   });
 
@@ -88,7 +102,7 @@ describeNetns('userspace: --nodeport-addresses=primary,localhost narrows the Nod
 });
 
 if (!pre.run) {
-  describe('userspace nodePortAddresses e2e', () => {
+  describe('nodePortAddresses keywords e2e', () => {
     it('skipped (not root or no ip netns)', () => undefined);
   });
 }
