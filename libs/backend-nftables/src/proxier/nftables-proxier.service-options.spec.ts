@@ -140,21 +140,16 @@ describe('nftables service options', () => {
     await proxier.syncProxyRules();
     const S = 'service-ULMVA6XW-ns1/svc1/tcp/p80';
     const X = 'external-ULMVA6XW-ns1/svc1/tcp/p80';
-    const E = 'endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80';
     const F = 'firewall-ULMVA6XW-ns1/svc1/tcp/p80';
     expect(normalizedLines(nft.table.dump())).toEqual(
       normalizedLines(
         BASE_RULES +
           [
             `add chain ${P} ${S}`,
-            `add rule ${P} ${S} ip daddr 172.30.0.41 ip saddr != 10.0.0.0/8 jump mark-for-masquerade`,
-            `add rule ${P} ${S} numgen random mod 1 vmap { 0 : goto ${E} }`,
+            `add rule ${P} ${S} meta l4proto tcp dnat to 10.180.0.1:80`,
             `add chain ${P} ${X}`,
-            `add rule ${P} ${X} jump mark-for-masquerade`,
+            `add rule ${P} ${X} mark set mark or 0x4000 comment "masquerade"`,
             `add rule ${P} ${X} goto ${S}`,
-            `add chain ${P} ${E}`,
-            `add rule ${P} ${E} ip saddr 10.180.0.1 jump mark-for-masquerade`,
-            `add rule ${P} ${E} meta l4proto tcp dnat to 10.180.0.1:80`,
             `add chain ${P} ${F}`,
             `add rule ${P} ${F} ip saddr != { 203.0.113.0/25 } drop`,
             `add element ${P} cluster-ips { 172.30.0.41 }`,
