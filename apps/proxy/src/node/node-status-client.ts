@@ -1,0 +1,38 @@
+import type { KubeApi } from '../sources/api/kube-api.js';
+import { conditionsPatch, type NodeConditionJson } from './kube-proxy-ready-condition.js';
+
+/** What the readiness reporter needs of the API: read one condition of the Node, patch conditions. */
+export interface NodeStatusClient {
+  /** The Node's condition of `type`, or undefined when it has none (or the Node does not exist). */
+  getCondition(nodeName: string, type: string): Promise<NodeConditionJson | undefined>;
+  /** Sets these conditions on the Node's status, leaving every other condition alone. */
+  patchConditions(nodeName: string, conditions: readonly NodeConditionJson[]): Promise<void>;
+}
+
+const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+
+function nodePath(nodeName: string): string {
+  return `/api/v1/nodes/${encodeURIComponent(nodeName)}`;
+}
+
+/**
+ * The NodeStatusClient over our API client: a GET of the Node (RBAC: nodes get) and a strategic
+ * merge PATCH of its status subresource (RBAC: nodes/status patch), as node-problem-detector and
+ * other kubelet-independent components set their conditions. Errors (ApiError etc.) propagate; the
+ * reporter logs and retries them.
+ */
+export function apiNodeStatusClient(api: Pick<KubeApi, 'request'>, signal?: AbortSignal): NodeStatusClient {
+  return {
+    async getCondition(nodeName, type) {
+      const node = await api.request<{ status?: { conditions?: NodeConditionJson[] } }>('GET', nodePath(nodeName), signal ? { signal } : {});
+      return node.status?.conditions?.find((c) => c.type === type);
+    },
+    async patchConditions(nodeName, conditions) {
+      await api.request('PATCH', `${nodePath(nodeName)}/status`, {
+        body: conditionsPatch(conditions),
+        contentType: STRATEGIC_MERGE_PATCH,
+        ...(signal ? { signal } : {}),
+      });
+    },
+  };
+}
