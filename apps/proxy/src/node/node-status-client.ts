@@ -11,10 +11,6 @@ export interface NodeStatusClient {
 
 const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 
-function nodePath(nodeName: string): string {
-  return `/api/v1/nodes/${encodeURIComponent(nodeName)}`;
-}
-
 /**
  * The NodeStatusClient over our API client: a GET of the Node (RBAC: nodes get) and a strategic
  * merge PATCH of its status subresource (RBAC: nodes/status patch), as node-problem-detector and
@@ -24,11 +20,12 @@ function nodePath(nodeName: string): string {
 export function apiNodeStatusClient(api: Pick<KubeApi, 'request'>, signal?: AbortSignal): NodeStatusClient {
   return {
     async getCondition(nodeName, type) {
-      const node = await api.request<{ status?: { conditions?: NodeConditionJson[] } }>('GET', nodePath(nodeName), signal ? { signal } : {});
+      // The paths are written out in the calls: deploy-rbac.spec.ts reads them to check the RBAC grant.
+      const node = await api.request<{ status?: { conditions?: NodeConditionJson[] } }>('GET', `/api/v1/nodes/${encodeURIComponent(nodeName)}`, signal ? { signal } : {});
       return node.status?.conditions?.find((c) => c.type === type);
     },
     async patchConditions(nodeName, conditions) {
-      await api.request('PATCH', `${nodePath(nodeName)}/status`, {
+      await api.request('PATCH', `/api/v1/nodes/${encodeURIComponent(nodeName)}/status`, {
         body: conditionsPatch(conditions),
         contentType: STRATEGIC_MERGE_PATCH,
         ...(signal ? { signal } : {}),
