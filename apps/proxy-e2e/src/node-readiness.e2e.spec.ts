@@ -148,6 +148,7 @@ describeNetns('Node readiness: bin/kube-proxy --master sets KubeProxyReady after
       shim!.failRestores();
       const queued = Date.now();
       await r().server.create(service({ name: LATE.name, clusterIP: LATE.ip, port: LATE.port, targetPort: POD_TCP_PORT }));
+      await r().server.create(endpointSlice({ service: LATE.name, endpoints: [r().podIp(2)] }));
       const { c, at } = await until('False', 'KubeProxyReady=False', BOUND_MS + SLACK_MS + 2000);
       timings['change queued → condition False'] = at - queued;
       // The proxy saw the Service after `queued`: the change cannot have waited the bound before it.
