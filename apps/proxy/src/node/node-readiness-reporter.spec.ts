@@ -1,4 +1,4 @@
-import { ProxierHealthTracker, type IPFamily } from '@kube-proxy/core';
+import { DualStackProvider, ProxierHealthTracker, type IPFamily, type Provider } from '@kube-proxy/core';
 import { FakeClock, RecordingLogger } from '@kube-proxy/core/testing';
 import { KUBE_PROXY_READY, type NodeConditionJson } from './kube-proxy-ready-condition.js';
 import { NodeReadinessReporter } from './node-readiness-reporter.js';
@@ -77,7 +77,45 @@ function rig(families: IPFamily[] = ['IPv4', 'IPv6'], opts: { heartbeatIntervalM
   return { clock, health, client, logger, reporter, first, advance };
 }
 
+/** A single-family provider whose first sync the test completes (only firstSync is used). */
+function familyProvider(): { provider: Provider; synced: () => void } {
+  const d = deferred();
+  const provider = { firstSync: () => d.promise } as unknown as Provider;
+  return { provider, synced: d.resolve };
+}
+
 describe('NodeReadinessReporter', () => {
+  it("waits for the dual-stack provider's first sync of both families", async () => {
+    const clock = new FakeClock(T0);
+    const health = new ProxierHealthTracker(clock, BOUND_MS);
+    const client = new RecordingClient();
+    const v4 = familyProvider();
+    const v6 = familyProvider();
+    const reporter = new NodeReadinessReporter({
+      nodeName: 'node-1',
+      mode: 'iptables',
+      families: ['IPv4', 'IPv6'],
+      checker: health,
+      healthTimeoutMs: BOUND_MS,
+      client,
+      clock,
+      logger: new RecordingLogger(),
+    });
+    reporter.start(new DualStackProvider(v4.provider, v6.provider).firstSync());
+    health.updated('IPv4');
+    v4.synced();
+    await settle();
+    clock.advance(5000);
+    await settle();
+    expect(client.patches).toHaveLength(0); // IPv6 has not synced yet
+    health.updated('IPv6');
+    v6.synced();
+    await settle();
+    expect(client.patches).toHaveLength(1);
+    expect(client.last()).toMatchObject({ status: 'True', message: 'kube-proxy (iptables mode) has programmed the Service rules of IPv4 and IPv6; ready since 2026-12-06T17:00:05Z' });
+    await reporter.stop();
+  });
+
   it('writes nothing before the first full sync of every family, then KubeProxyReady=True naming the mode and the time', async () => {
     const r = rig();
     await r.advance(5000);
