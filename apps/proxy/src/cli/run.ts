@@ -35,6 +35,7 @@ import { knownFailure } from './cli-failure.js';
 import { runSubcommand } from './subcommand.js';
 import { duringInterruptibleWork, onceTerminated } from './signals.js';
 import { versionLine } from './version.js';
+import { zpagesFor } from './zpages-setup.js';
 import {
   ProxyAgent,
   apiSourceHealth,
@@ -142,6 +143,7 @@ async function runProxy(
     sysctl: base.resolve<Sysctl>(SYSCTL),
     events: nodeEvents,
     debug: debugRoutes(debug),
+    zpages: zpagesFor(parsed, config, true),
     // /healthz (not /livez) also fails once the API server has been unreachable for the healthz timeout.
     ...(apiSource ? { sourceHealth: apiSourceHealth(apiSource, healthTimeoutMs(config, plugin.name)) } : {}),
   });

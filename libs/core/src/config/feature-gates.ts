@@ -38,6 +38,9 @@ export const KUBE_PROXY_FEATURE_GATES: Readonly<Record<string, FeatureGateSpec>>
   KubeProxyIPVS: { stage: 'DEPRECATED', default: true, lockedToDefault: false, description: 'the deprecated ipvs proxy mode' },
   AllowServiceExternalIPs: { stage: 'DEPRECATED', default: true, lockedToDefault: false, description: 'program the deprecated spec.externalIPs of Services' },
   NFTablesNetlink: { stage: 'BETA', default: true, lockedToDefault: false, description: 'list nftables objects over netlink instead of parsing nft output' },
+  // component-base z-pages (KEP-4827 / KEP-4828): /statusz and /flagz on the metrics address.
+  ComponentStatusz: { stage: 'BETA', default: true, lockedToDefault: false, description: 'serve /statusz' },
+  ComponentFlagz: { stage: 'BETA', default: true, lockedToDefault: false, description: 'serve /flagz' },
   // component-base logging gates (they gate logging.options).
   LoggingAlphaOptions: { stage: 'ALPHA', default: false, lockedToDefault: false, description: 'alpha logging options' },
   LoggingBetaOptions: { stage: 'BETA', default: true, lockedToDefault: false, description: 'beta logging options' },
