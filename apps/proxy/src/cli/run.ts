@@ -21,7 +21,7 @@ import {
 } from '@kube-proxy/core';
 import type { BackendRegistry } from '../registry/backend-registry.js';
 import { cleanupOtherModes } from '../mode/switch-cleanup.js';
-import { DEFAULTED_MODE_WARNING, IPVS_DEPRECATION_WARNING, REASON_PROXY_MODE_DEFAULTED, modeLeftToDefault, selectMode } from '../mode/select-mode.js';
+import { recordModeEvents, selectMode } from '../mode/select-mode.js';
 import type { ObjectValidation } from '../sources/validating-handlers.js';
 import type { OpenedSource } from './open-source.js';
 import { ConfigFileWatch } from './config-file-watch.js';
@@ -118,8 +118,7 @@ async function runProxy(
   const plugin = await selectMode({ requested: config.mode, registry, host, logger, dryRun: options.dryRun, config });
   // As upstream, the IPVS deprecation and the defaulted mode also go to the Node as Warning events
   // (never in --dry-run, whose recorder is the no-op one).
-  if (modeLeftToDefault(config.mode)) nodeEvents.warning(REASON_PROXY_MODE_DEFAULTED, DEFAULTED_MODE_WARNING);
-  if (plugin.name === 'ipvs') nodeEvents.warning('IPVSDeprecation', IPVS_DEPRECATION_WARNING);
+  recordModeEvents(nodeEvents, config.mode, plugin.name);
   // /debug/trace and /debug/explain answer from what this run holds: its objects, and the last block
   // it printed (--dry-run) or its kernel's rules.
   const serve = servePolicy({ dryRun: options.dryRun, flagsGiven: parsed.values });

@@ -6,6 +6,8 @@ import {
   IPVS_DEPRECATION_WARNING,
   IPVS_KEPT_NOTE,
   ModeSelectionError,
+  REASON_PROXY_MODE_DEFAULTED,
+  recordModeEvents,
   selectMode,
 } from './select-mode.js';
 
@@ -129,6 +131,24 @@ describe('selectMode', () => {
   it('--dry-run renders even when the backend could not run on this host', async () => {
     const p = await selectMode({ requested: 'ipvs', registry: registry(), host: host(false), logger, dryRun: true });
     expect(p.name).toBe('ipvs');
+  });
+});
+
+describe('recordModeEvents', () => {
+  const record = (requested: string, selected: string): Array<[string, string]> => {
+    const events: Array<[string, string]> = [];
+    recordModeEvents({ warning: (reason, note) => void events.push([reason, note]) }, requested, selected);
+    return events;
+  };
+
+  it('records the defaulted mode and the IPVS deprecation as Node warnings', () => {
+    expect(record('', 'ipvs')).toEqual([
+      [REASON_PROXY_MODE_DEFAULTED, DEFAULTED_MODE_WARNING],
+      ['IPVSDeprecation', IPVS_DEPRECATION_WARNING],
+    ]);
+    expect(record('auto', 'iptables')).toEqual([[REASON_PROXY_MODE_DEFAULTED, DEFAULTED_MODE_WARNING]]);
+    expect(record('ipvs', 'ipvs')).toEqual([['IPVSDeprecation', IPVS_DEPRECATION_WARNING]]);
+    expect(record('nftables', 'nftables')).toEqual([]);
   });
 });
 

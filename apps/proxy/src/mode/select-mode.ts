@@ -62,6 +62,16 @@ export function modeLeftToDefault(requested: string): boolean {
   return requested === '' || requested === 'auto';
 }
 
+/**
+ * The Node events upstream records about the mode at startup (Warning type): the defaulted mode and
+ * the IPVS deprecation (reason IPVSDeprecation, as upstream). The recorder is the no-op one in
+ * --dry-run and with --manifests.
+ */
+export function recordModeEvents(events: { warning(reason: string, note: string): void }, requested: string, selected: string): void {
+  if (modeLeftToDefault(requested)) events.warning(REASON_PROXY_MODE_DEFAULTED, DEFAULTED_MODE_WARNING);
+  if (selected === 'ipvs') events.warning('IPVSDeprecation', IPVS_DEPRECATION_WARNING);
+}
+
 function warnIpvsDeprecated(registry: BackendRegistry, logger: Logger): void {
   const alternative = registry.get('nftables') ? 'nftables' : 'iptables';
   logger.error(IPVS_DEPRECATION_WARNING, {
