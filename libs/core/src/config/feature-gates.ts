@@ -22,13 +22,13 @@ export const KUBE_PROXY_FEATURE_GATES: Readonly<Record<string, FeatureGateSpec>>
   // Meta-gates every component accepts: switch all alpha/beta gates at once.
   AllAlpha: { stage: 'ALPHA', default: false, lockedToDefault: false, description: 'all alpha features' },
   AllBeta: { stage: 'BETA', default: false, lockedToDefault: false, description: 'all beta features' },
-  // Gates the proxy itself reads.
+  // Gates the proxy itself reads, as v1.37 lists them. GA gates that upstream has since removed are
+  // unknown names again, refused as upstream refuses them: KubeProxyDrainingTerminatingNodes (GA v1.31,
+  // removed after v1.32), LoadBalancerIPMode (GA v1.32, removed after v1.34), ServiceTrafficDistribution
+  // (GA v1.33, removed after v1.35). PreferSameTrafficDistribution is GA and locked since v1.35.
   NFTablesProxyMode: { stage: 'GA', default: true, lockedToDefault: true, description: 'the nftables proxy mode' },
-  LoadBalancerIPMode: { stage: 'GA', default: true, lockedToDefault: true, description: 'honour status.loadBalancer.ingress[].ipMode' },
-  ServiceTrafficDistribution: { stage: 'GA', default: true, lockedToDefault: true, description: 'spec.trafficDistribution' },
   TopologyAwareHints: { stage: 'GA', default: true, lockedToDefault: true, description: 'EndpointSlice zone hints' },
-  PreferSameTrafficDistribution: { stage: 'BETA', default: true, lockedToDefault: false, description: 'PreferSameZone / PreferSameNode traffic distribution' },
-  KubeProxyDrainingTerminatingNodes: { stage: 'GA', default: true, lockedToDefault: true, description: 'fail /healthz on nodes being deleted' },
+  PreferSameTrafficDistribution: { stage: 'GA', default: true, lockedToDefault: true, description: 'PreferSameZone / PreferSameNode traffic distribution' },
   MultiCIDRServiceAllocator: { stage: 'GA', default: true, lockedToDefault: true, description: 'watch ServiceCIDR objects' },
   // v1.37 gates. KubeProxyIPVS (KEP-5495, PR #139397) is deprecated and on: off refuses --proxy-mode=ipvs
   // (upstream plans default off in v1.40 and locked off in v1.43). AllowServiceExternalIPs (KEP-5707) is

@@ -253,7 +253,8 @@ describe('formatHelp', () => {
     expect(help).toMatch(/-v, --v int/);
     expect(help).toMatch(/--proxy-mode string/);
     expect(help).toContain('--dry-run');
-    expect(help).toContain('PreferSameTrafficDistribution=true|false (BETA - default=true)');
+    expect(help).toContain('KubeProxyIPVS=true|false (DEPRECATED - default=true)');
+    expect(help).not.toContain('PreferSameTrafficDistribution=');
     expect(help).not.toMatch(/--healthz-port|--metrics-port/);
     expect(help).not.toMatch(/^\s+--logtostderr/m);
     expect(help).toMatch(/Also accepted, with a deprecation warning: .*--logtostderr/);

@@ -23,7 +23,7 @@ describe('validateConfiguration', () => {
         c.nodePortAddresses = ['primary'];
         c.bindAddress = '::';
         c.healthzBindAddress = '[::]:10256';
-        c.featureGates = { PreferSameTrafficDistribution: false, NFTablesProxyMode: true };
+        c.featureGates = { NFTablesNetlink: false, NFTablesProxyMode: true };
         c.detectLocalMode = 'ClusterCIDR';
       }),
     ).toEqual([]);
@@ -56,6 +56,8 @@ describe('validateConfiguration', () => {
     ['bridge', (c) => (c.detectLocalMode = 'BridgeInterface'), 'detectLocal.bridgeInterface: must not be empty when detectLocalMode is BridgeInterface'],
     ['prefix', (c) => (c.detectLocalMode = 'InterfaceNamePrefix'), 'detectLocal.interfaceNamePrefix: must not be empty when detectLocalMode is InterfaceNamePrefix'],
     ['unknown gate', (c) => (c.featureGates = { NoSuchGate: true }), 'featureGates: unrecognized feature gate: NoSuchGate'],
+    ['gate removed upstream', (c) => (c.featureGates = { LoadBalancerIPMode: true }), 'featureGates: unrecognized feature gate: LoadBalancerIPMode'],
+    ['GA since v1.35', (c) => (c.featureGates = { PreferSameTrafficDistribution: false }), 'featureGates: cannot set feature gate PreferSameTrafficDistribution to false, feature is locked to true'],
     ['locked gate', (c) => (c.featureGates = { NFTablesProxyMode: false }), 'featureGates: cannot set feature gate NFTablesProxyMode to false, feature is locked to true'],
     ['logging format', (c) => (c.logging.format = 'xml' as never), 'logging.format: Unsupported value: "xml": supported values: "json", "text"'],
     ['portRange', (c) => (c.portRange = '2000-1000'), 'portRange: must be a valid port range (e.g. 300-2000)'],
