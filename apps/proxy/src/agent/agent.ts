@@ -20,6 +20,7 @@ import { checkBridgeNetfilter, setupConntrack } from './conntrack-setup.js';
 import { healthzHandler } from './healthz-handler.js';
 import { ManagedHttpServer } from './managed-http-server.js';
 import { metricsHandler, type DebugRoute } from './metrics-handler.js';
+import type { ZPages } from './zpages.js';
 import { NodeEligibilityHandler } from './node-eligibility-handler.js';
 import type { NodeEventRecorder } from './node-events.js';
 import { noopServiceHealthServer } from './noop-service-health-server.js';
@@ -56,6 +57,8 @@ export interface ProxyAgentOptions {
   };
   /** /debug/trace and /debug/explain on the metrics server (the app's; none by default). */
   readonly debug?: DebugRoute;
+  /** /statusz and /flagz on the metrics server (the app's, per their gates; none by default). */
+  readonly zpages?: ZPages;
   /** Test seams. */
   readonly numCPU?: number;
   readonly writeFile?: FileWriter;
@@ -114,7 +117,14 @@ export class ProxyAgent {
       this.metricsServer = new ManagedHttpServer({
         name: 'metrics',
         address: parseBindAddress(config.metricsBindAddress),
-        handler: metricsHandler({ metrics: this.metrics, mode, config, logger, ...(opts.debug ? { debug: opts.debug } : {}) }),
+        handler: metricsHandler({
+          metrics: this.metrics,
+          mode,
+          config,
+          logger,
+          ...(opts.debug ? { debug: opts.debug } : {}),
+          ...(opts.zpages ? { zpages: opts.zpages } : {}),
+        }),
         logger,
         clock,
         hardFail,

@@ -2,6 +2,9 @@ import { createRequire } from 'node:module';
 
 const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
 
+/** This build's version (apps/proxy's package.json). */
+export const KUBE_PROXY_TS_VERSION: string = pkg.version;
+
 /** The Kubernetes minor whose kube-proxy behaviour this build follows. */
 export const UPSTREAM_COMPATIBILITY = 'v1.34';
 

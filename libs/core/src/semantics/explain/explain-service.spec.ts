@@ -185,3 +185,21 @@ describe('explainService: topology hints', () => {
     expect(internal(port)).toMatchObject({ endpoints: ['10.244.2.6:8080'], topology: 'PreferSameZone' });
   });
 });
+
+describe('explainService and AllowServiceExternalIPs', () => {
+  const svc = explainTestService({ externalIPs: ['192.0.2.10'] });
+  const slices = [explainTestSlice([{ ip: '10.244.1.5' }])];
+  const kinds = (p: PortExplanation): string[] => p.addresses.map((a) => a.kind);
+
+  it('explains the external IP while the gate has its default (on)', () => {
+    const port = onlyPort(explain(svc, slices));
+    expect(kinds(port)).toEqual(['clusterIP', 'externalIP']);
+    expect(external(port).applies).toBe(true);
+  });
+
+  it('follows the explained configuration\'s gate: off, the external IP is not an address and nothing arrives externally', () => {
+    const port = onlyPort(explain(svc, slices, { config: { mode: 'iptables', featureGates: { AllowServiceExternalIPs: false } } }));
+    expect(kinds(port)).toEqual(['clusterIP']);
+    expect(external(port).applies).toBe(false);
+  });
+});
