@@ -1,5 +1,5 @@
 import type { NetworkInterfaceInfo } from 'node:os';
-import { cidrContains, ipFamilyOf, parseCIDR } from '../model/ip.js';
+import { cidrContains, ipFamilyOf, isLoopbackIP, parseCIDR } from '../model/ip.js';
 import type { IPFamily } from '../model/protocol.js';
 import type { Logger } from '../../host/logger.js';
 import type { NodePortAddressSelection } from './node-port-address-plan.js';
@@ -21,6 +21,12 @@ export interface NodePortAddresses {
   readonly matchAll: boolean;
   /** Whether 127.0.0.0/8 addresses are selected (gates localhost NodePorts and route_localnet). */
   readonly containsIPv4Loopback: boolean;
+  /**
+   * A CIDR of this family whose network address is loopback was given (e.g. 127.0.0.0/8, ::1/128),
+   * not merely covered by a /0: upstream v1.37's NodePortAddresses.ContainsExplicitLoopback, which
+   * turns on nftables mode's localhost NodePort listeners (KEP-6032) when its gate is on.
+   */
+  readonly containsExplicitLoopback: boolean;
 }
 
 /**
@@ -60,7 +66,11 @@ export function parseNodePortAddresses(
   if (family === 'IPv4') {
     containsIPv4Loopback = cidrs.some((c) => cidrContains(c, '127.0.0.0') || cidrContains(c, '127.0.0.1'));
   }
-  return { family, cidrs, matchAll, containsIPv4Loopback };
+  const containsExplicitLoopback = cidrs.some((c) => {
+    const block = parseCIDR(c);
+    return block !== undefined && block.prefixLength > 0 && isLoopbackIP(block.text.slice(0, block.text.indexOf('/')));
+  });
+  return { family, cidrs, matchAll, containsIPv4Loopback, containsExplicitLoopback };
 }
 
 /**
