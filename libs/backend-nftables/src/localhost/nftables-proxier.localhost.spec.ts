@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import type { IPFamily, V1EndpointSlice, V1Service } from '@kube-proxy/core';
 import { FakeClock, FakeCommandExecutor, RecordingLogger, testContext } from '@kube-proxy/core/testing';
 import { FdBudget } from '@kube-proxy/userspace-proxy';
+import { HostNft } from '../kernel/host-nft.js';
 import { MemoryNft } from '../kernel/memory-nft.js';
 import { familyOf } from '../nft/nft-objects.js';
 import { NftablesProxier } from '../proxier/nftables-proxier.js';
@@ -26,6 +27,8 @@ interface Setup {
   readonly family?: IPFamily;
   /** No listeners (the run's shared part left out, as in --dry-run). */
   readonly withoutListeners?: boolean;
+  /** The kernel a previous process programmed (a restart). */
+  readonly nft?: MemoryNft;
 }
 
 function newProxier(setup: Setup) {
@@ -42,7 +45,7 @@ function newProxier(setup: Setup) {
       featureGates: setup.gate === false ? {} : { KubeProxyNFTablesLocalhostNodePorts: true },
     },
   });
-  const nft = new MemoryNft(familyOf(family));
+  const nft = setup.nft ?? new MemoryNft(familyOf(family));
   const proxier = new NftablesProxier({
     family,
     context,
@@ -161,6 +164,38 @@ describe('nftables localhost NodePorts (KEP-6032)', () => {
     await proxier.syncProxyRules();
     expect(listeners.ports).toEqual([]);
     expect(counts.at(-1)).toBe(0);
+  });
+
+  it('a restart with loopback newly named drops the TCP reject element the previous process wrote (upstream issue #142183)', async () => {
+    const port = await freePort();
+    const web = nodePortService('web', '172.30.0.80', 'TCP', port);
+    const eps = slice('web', 'TCP', [{ ip: '10.0.1.1', node: TEST_NODE_NAME }]);
+    const before = newProxier({ nodePortAddresses: [`${TEST_NODE_IP}/32`], withoutListeners: true });
+    before.proxier.onServiceAdd(web);
+    before.proxier.onEndpointSliceAdd(eps);
+    await before.proxier.syncProxyRules();
+    before.proxier.stop();
+    expect(before.nft.table.dump()).toContain(`tcp . ${port} : goto localhost-nodeport-reject-tcp`);
+
+    const after = newProxier({ nodePortAddresses: ['127.0.0.0/8', `${TEST_NODE_IP}/32`], nft: before.nft });
+    proxiers.push(after.proxier);
+    after.proxier.onServiceAdd(web);
+    after.proxier.onEndpointSliceAdd(eps);
+    await after.proxier.syncProxyRules();
+    expect(after.nft.table.dump()).not.toContain(`tcp . ${port} : goto localhost-nodeport-reject-tcp`);
+    expect(after.proxier.localhost!.listeners!.ports).toEqual([port]);
+  });
+
+  it("a restart reads the reject map's elements from the host's nft, so the take-over can drop the unclaimed ones", async () => {
+    const sets = '{"nftables": [{"set": {"family": "ip", "name": "cluster-ips", "table": "kube-proxy", "type": "ipv4_addr"}}]}';
+    const map =
+      '{"nftables": [{"map": {"family": "ip", "name": "localhost-nodeport-reject-ports", "table": "kube-proxy", "type": ["inet_proto", "inet_service"], "map": "verdict", "elem": [[{"concat": ["tcp", 30080]}, {"goto": {"target": "localhost-nodeport-reject-tcp"}}]]}}]}';
+    const exec = new FakeCommandExecutor()
+      .setDefault({ stdout: '{"nftables": []}' })
+      .on({ command: 'nft', args: ['-j', '-t', 'list', 'sets', 'ip'] }, { stdout: sets })
+      .on({ command: 'nft', args: ['-j', 'list', 'map', 'ip', 'kube-proxy', 'localhost-nodeport-reject-ports'] }, { stdout: map });
+    const state = await new HostNft(exec, 'ip').readState();
+    expect([...(state?.elements.get('localhost-nodeport-reject-ports') ?? [])]).toEqual([['tcp . 30080', 'tcp . 30080 : goto localhost-nodeport-reject-tcp']]);
   });
 
   it('stopping the proxier closes its listeners', async () => {

@@ -1,3 +1,5 @@
+import { LOCALHOST_REJECT_MAP } from '../localhost/localhost-names.js';
+
 /** The fixed chains, sets and maps of the kube-proxy table (upstream's names, after kubernetes PR #132456). */
 export const CHAIN = {
   filterPreroutingPreDNAT: 'filter-prerouting-pre-dnat',
@@ -39,4 +41,7 @@ export const SERVICE_CONTAINERS: readonly string[] = [
   MAP.noEndpointServices,
   MAP.noEndpointNodePorts,
   MAP.firewallIPs,
+  // Read on a restart too, so a reject element the previous process wrote (e.g. for a TCP NodePort
+  // before loopback was added to nodePortAddresses) is removed when nobody claims it.
+  LOCALHOST_REJECT_MAP,
 ];
