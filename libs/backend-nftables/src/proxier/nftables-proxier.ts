@@ -236,6 +236,8 @@ export class NftablesProxier extends SyncingProxier {
       serviceCIDRs: this.serviceCIDRs,
       nodePortsOnAllAddresses: selection.all,
       nodePortIPs: ips,
+      masqueradeAll: this.context.config.nftables.masqueradeAll,
+      notLocal: nftLocalMatch(this.localDetector, this.family)?.notLocal ?? null,
     });
     return this.localhost ? this.localhost.skeleton(skeleton, this.nftFamily) : skeleton;
   }
@@ -347,6 +349,7 @@ export class NftablesProxier extends SyncingProxier {
     const planCtx = this.planContext();
     const renderCtx = {
       family: this.nftFamily,
+      masqueradeMark: this.masqueradeMark,
       masqueradeAll: this.context.config.nftables.masqueradeAll,
       local: nftLocalMatch(this.localDetector, this.family),
       nodeIP: this.context.nodeIPs[this.family] ?? null,
