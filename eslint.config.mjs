@@ -1,9 +1,9 @@
 import nx from '@nx/eslint-plugin';
 
 // Module boundaries are the architecture, one tag per kind of project:
-// - type:core depends on no workspace library; type:netfilter (the iptables/nftables plumbing) on core;
-//   a type:backend on core and netfilter (through their public entries); type:app, the only
-//   composition root, on those three.
+// - type:core depends on no workspace library; type:netfilter (the iptables/nftables plumbing) and
+//   type:engine (the userspace proxy engine) on core; a type:backend on core, netfilter and engine
+//   (through their public entries); type:app, the only composition root, on those four.
 // - type:testing (test API server, netns harness, IPVS VM, fuzz generators) may use the production
 //   libraries and each other, but production code may not use them: only specs (below) and the e2e
 //   suites do.
@@ -12,8 +12,9 @@ import nx from '@nx/eslint-plugin';
 const PRODUCTION = {
   'type:core': [],
   'type:netfilter': ['type:core'],
-  'type:backend': ['type:core', 'type:netfilter'],
-  'type:app': ['type:core', 'type:netfilter', 'type:backend'],
+  'type:engine': ['type:core'],
+  'type:backend': ['type:core', 'type:netfilter', 'type:engine'],
+  'type:app': ['type:core', 'type:netfilter', 'type:engine', 'type:backend'],
 };
 const depConstraints = (specs) => [
   // A spec may also use the test libraries, except core's: they are built on core (a cycle).
@@ -21,10 +22,10 @@ const depConstraints = (specs) => [
     sourceTag,
     onlyDependOnLibsWithTags: specs && sourceTag !== 'type:core' ? [...tags, 'type:testing'] : tags,
   })),
-  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter', 'type:backend', 'type:testing'] },
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter', 'type:engine', 'type:backend', 'type:testing'] },
   { sourceTag: 'type:bench', notDependOnLibsWithTags: ['type:e2e'] },
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['*'] },
-  { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter', 'type:backend', 'type:testing'] },
+  { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:core', 'type:netfilter', 'type:engine', 'type:backend', 'type:testing'] },
 ];
 /** The rule's options; `allow` names import paths a project's own config exempts (see tools/bench). */
 export const moduleBoundaries = (specs, allow = []) => [

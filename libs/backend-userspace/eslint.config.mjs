@@ -10,10 +10,10 @@ export default [
     languageOptions: { parser: await import('jsonc-eslint-parser') },
   },
   {
-    // A backend sees core and netfilter-iptables only through their entry points, and never another backend.
+    // A backend sees core, netfilter-iptables and userspace-proxy only through their entry points, and never another backend.
     files: ['**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/core/*', '@kube-proxy/netfilter-iptables/*', '!@kube-proxy/core/testing', '!@kube-proxy/netfilter-iptables/testing', '**/core/src/**', '**/netfilter-iptables/src/**', '@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'] }],
+      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/core/*', '@kube-proxy/netfilter-iptables/*', '@kube-proxy/userspace-proxy/*', '!@kube-proxy/core/testing', '!@kube-proxy/netfilter-iptables/testing', '!@kube-proxy/userspace-proxy/testing', '**/core/src/**', '**/netfilter-iptables/src/**', '**/userspace-proxy/src/**', '@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'] }],
     },
   },
   {
@@ -21,7 +21,7 @@ export default [
     files: ['**/*.ts'],
     ignores: ['**/*.spec.ts', '**/testing/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/core/*', '@kube-proxy/netfilter-iptables/*', '**/core/src/**', '**/netfilter-iptables/src/**', '@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'] }],
+      'no-restricted-imports': ['error', { patterns: ['@kube-proxy/core/*', '@kube-proxy/netfilter-iptables/*', '@kube-proxy/userspace-proxy/*', '**/core/src/**', '**/netfilter-iptables/src/**', '**/userspace-proxy/src/**', '@kube-proxy/backend-*', '@kube-proxy/proxy', '@kube-proxy/tools*'] }],
     },
   },
 ];

@@ -1,5 +1,6 @@
-import type { DetectResult, HostCapabilities } from '@kube-proxy/core';
-import { defineBackend } from '@kube-proxy/core';
+import type { BackendPorts, DetectResult, HostCapabilities, MetricsRegistry, ProxyContext } from '@kube-proxy/core';
+import { defineBackend, isFeatureEnabled, METRICS_REGISTRY, resolveBackendPorts, resolveOptional } from '@kube-proxy/core';
+import { FdBudget, proxyFdBudget } from '@kube-proxy/userspace-proxy';
 import { cleanupNftables } from './cleanup.js';
 import { HostNft } from './kernel/host-nft.js';
 import { MemoryNft } from './kernel/memory-nft.js';
@@ -7,16 +8,34 @@ import { familyOf } from './nft/nft-objects.js';
 import { NftablesProxier } from './proxier/nftables-proxier.js';
 import { defineNftablesModeMetrics } from './metrics.js';
 import { nftablesTracer } from './trace/nftables-tracer.js';
+import { LOCALHOST_NODEPORTS_GATE, LocalhostMetrics, type LocalhostRun } from './localhost/index.js';
+
+/** The host's ports, and its metric registry for the localhost NodePort metrics (defined only when their gate is on). */
+interface NftablesPorts extends BackendPorts {
+  readonly registry?: MetricsRegistry;
+}
+
+/** Localhost NodePorts (KEP-6032): one descriptor budget and one set of metrics for both families. */
+function prepareLocalhost(ports: NftablesPorts, context: ProxyContext): LocalhostRun | undefined {
+  if (!isFeatureEnabled(context.config.featureGates, LOCALHOST_NODEPORTS_GATE) || context.dryRun) return undefined;
+  const budget = new FdBudget(proxyFdBudget());
+  if (ports.registry === undefined) return { budget };
+  const metrics = new LocalhostMetrics(ports.registry);
+  metrics.readBeforeScrape(ports.registry, ports.executor, context.families);
+  return { budget, observer: metrics };
+}
 
 /** The nftables proxy mode (upstream's GA mode since v1.33): one NftablesProxier per family, each its own table. */
-export const nftablesBackend = defineBackend({
+export const nftablesBackend = defineBackend<NftablesPorts, LocalhostRun | undefined>({
   name: 'nftables',
+  resolvePorts: (container, name) => ({ ...resolveBackendPorts(container, name), registry: resolveOptional<MetricsRegistry>(container, METRICS_REGISTRY) }),
+  prepare: prepareLocalhost,
   metrics: defineNftablesModeMetrics,
   packageJson: new URL('../package.json', import.meta.url),
   detect(host: HostCapabilities): DetectResult {
     return { usable: host.nftables.available, reason: host.nftables.reason };
   },
-  createProxier(family, { ports, context, tagDryRunOutput }) {
+  createProxier(family, { ports, context, shared: localhost, tagDryRunOutput }) {
     // --dry-run never runs nft (it need not even be installed): the table lives in memory.
     const memory = context.dryRun ? new MemoryNft(familyOf(family)) : undefined;
     return new NftablesProxier({
@@ -29,6 +48,7 @@ export const nftablesBackend = defineBackend({
       ...(memory ? { dryRunTable: memory.table } : {}),
       tagDryRunOutput,
       observers: ports.observers,
+      ...(localhost ? { localhost } : {}),
     });
   },
   async cleanup(ports, context) {

@@ -9,11 +9,6 @@ export { UserspaceProxier, listenAddress } from './proxier/userspace-proxier.js'
 export type { UserspaceProxierOptions, UserspaceSyncStats } from './proxier/userspace-proxier.js';
 export { renderCaptureRules } from './render/capture-rules.js';
 export type { CaptureOptions, CapturePortal, CaptureRuleset } from './render/capture-rules.js';
-export { EndpointPicker } from './proxy/endpoint-picker.js';
-export type { ProxyTarget } from './proxy/endpoint-picker.js';
-export { TcpProxySocket } from './proxy/tcp-proxy-socket.js';
-export { UdpProxySocket } from './proxy/udp-proxy-socket.js';
-export type { ProxyCounters } from './proxy/counters.js';
-export { newProxyCounters } from './proxy/counters.js';
+export { EndpointPicker, type ProxyTarget, TcpProxySocket, UdpProxySocket, type ProxyCounters, newProxyCounters } from '@kube-proxy/userspace-proxy';
 // The packet tracer of userspace mode (the plugin's `tracer`) and its snapshots.
 export { isUserspaceSnapshot, parseProxySocketTable, readUserspaceLive, traceUserspace, userspaceSnapshotFromDryRun, userspaceTracer, type ProxySocketRow, type ProxySocketTable, type UserspaceSnapshot } from './trace/index.js';

@@ -39,6 +39,7 @@ import { NftablesFlushMonitor } from './flush-monitor.js';
 import { serviceOfKey, ServicePortQuarantine } from './quarantine.js';
 import { NftTransaction } from '../nft/nft-transaction.js';
 import type { KernelTableState } from '../kernel/kernel-table-state.js';
+import { localhostNodePortsFor, type LocalhostNodePorts, type LocalhostRun } from '../localhost/index.js';
 
 /** Counters of one proxier beyond the engine's SyncStats: the source of the nftables-mode metrics. */
 export interface NftablesProxierStats extends SyncStats {
@@ -70,6 +71,8 @@ export interface NftablesProxierOptions {
   readonly observers?: ProxierObservers;
   /** Tests: the mark as upstream's tests spell it (0x4000); default from nftables.masqueradeBit. */
   readonly masqueradeMark?: string;
+  /** Localhost NodePorts (KEP-6032, used when its gate is on): what the run shares. */
+  readonly localhost?: LocalhostRun;
 }
 
 /** upstream's `%#08x` of 1 << bit: `0x` and eight hex digits. */
@@ -110,6 +113,8 @@ export class NftablesProxier extends SyncingProxier {
   private localDetector: LocalTrafficDetector;
   /** Rendered objects of every service port, as of the last sync (renders of unchanged ones are reused). */
   private readonly renders = new Map<string, ServicePortRender>();
+  /** Localhost NodePorts; undefined while the KubeProxyNFTablesLocalhostNodePorts gate is off. */
+  readonly localhost: LocalhostNodePorts | undefined;
 
   /** Failed syncs in a row: after two, the committed state is not trusted and the table is rebuilt. */
   private failuresInARow = 0;
@@ -148,6 +153,7 @@ export class NftablesProxier extends SyncingProxier {
     // node ports on localhost.
     const npa = config.nodePortAddresses && config.nodePortAddresses.length > 0 ? config.nodePortAddresses : [NODE_PORT_ADDRESSES_PRIMARY];
     this.nodePortAddresses = parseNodePortAddresses(npa, family, context.nodeIPs[family], logger);
+    this.localhost = localhostNodePortsFor(family, context, this.nodePortAddresses, options.localhost, { clock: options.clock, logger });
     this.localDetector = selectLocalDetector(config, family, undefined, logger);
     this.topologyGates = topologyGates(config.featureGates);
     logger.verbose('Using nftables mark for masquerade', { mark: this.masqueradeMark });
@@ -200,6 +206,12 @@ export class NftablesProxier extends SyncingProxier {
     if (this.state.isInitialized()) this.sync();
   }
 
+  /** Stopping closes the localhost NodePort listeners (established connections end on their own). */
+  protected override onStop(): void {
+    super.onStop();
+    this.localhost?.close();
+  }
+
   /** A ServiceCIDR change rewrites cluster-ips-check (the skeleton is compared on every sync). */
   protected override serviceCIDRsChanged(): void {
     if (this.state.isInitialized()) this.sync();
@@ -211,13 +223,14 @@ export class NftablesProxier extends SyncingProxier {
     if (!selection.all) {
       for (const ip of selection.ips) {
         if (isLoopbackIP(ip)) {
-          this.logger.error('--nodeport-addresses includes localhost but localhost NodePorts are not supported', { address: ip });
+          // Served by the localhost listeners when their gate is on; never DNATed in the kernel.
+          if (!this.localhost?.proxyActive) this.logger.error('--nodeport-addresses includes localhost but localhost NodePorts are not supported', { address: ip });
           continue;
         }
         ips.push(ip);
       }
     }
-    return tableSkeleton({
+    const skeleton = tableSkeleton({
       family: this.nftFamily,
       masqueradeMark: this.masqueradeMark,
       serviceCIDRs: this.serviceCIDRs,
@@ -226,6 +239,7 @@ export class NftablesProxier extends SyncingProxier {
       masqueradeAll: this.context.config.nftables.masqueradeAll,
       notLocal: nftLocalMatch(this.localDetector, this.family)?.notLocal ?? null,
     });
+    return this.localhost ? this.localhost.skeleton(skeleton, this.nftFamily) : skeleton;
   }
 
   /**
@@ -320,6 +334,7 @@ export class NftablesProxier extends SyncingProxier {
     this.stats.lastTransactions = transactions;
     this.logger.verbose('Reloading service nftables data', { numServices: this.state.serviceMap.size, numOperations: operations, numTransactions: transactions });
     this.firstSyncDone = true;
+    await this.localhost?.apply();
     return {
       outcome: 'synced',
       noLocalEndpoints: this.noLocalEndpoints(),
@@ -350,7 +365,9 @@ export class NftablesProxier extends SyncingProxier {
         const endpoints = endpointsMap.get(key) ?? [];
         try {
           assertRenderable(svc, endpoints);
-          render = renderServicePort(planServicePort(svc, endpoints, planCtx), renderCtx);
+          const plan = planServicePort(svc, endpoints, planCtx);
+          render = renderServicePort(plan, renderCtx);
+          if (this.localhost) render = this.localhost.render(key, plan, render);
         } catch (err) {
           // Never reached through validated sources; one bad service must not stop the others.
           this.logger.error('Skipping a service port whose text is unsafe for nft', { servicePort: key, error: String(err) });
@@ -358,6 +375,7 @@ export class NftablesProxier extends SyncingProxier {
       }
       if (render) this.renders.set(key, render);
       else this.renders.delete(key);
+      if (!render) this.localhost?.forget(key);
       changes.push({ key, render });
     }
     if (full) this.names.endGeneration();

@@ -1,3 +1,5 @@
+import { LOCALHOST_REJECT_MAP } from '../localhost/localhost-names.js';
+
 /** The fixed chains, sets and maps of the kube-proxy table (upstream's names, after kubernetes PR #132456; v1.36+ layout). */
 export const CHAIN = {
   filterPreroutingPreDNAT: 'filter-prerouting-pre-dnat',
@@ -41,4 +43,7 @@ export const SERVICE_CONTAINERS: readonly string[] = [
   MAP.noEndpointNodePorts,
   MAP.firewallIPs,
   SET.hairpinConnections,
+  // Read on a restart too, so a reject element the previous process wrote (e.g. for a TCP NodePort
+  // before loopback was added to nodePortAddresses) is removed when nobody claims it.
+  LOCALHOST_REJECT_MAP,
 ];

@@ -1,7 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { IPFamily, Logger } from '@kube-proxy/core';
-import type { ProxyTarget } from '../proxy/endpoint-picker.js';
-import type { OpenProxySocket, OpenRequest, ProxySocketHandle } from '../proxy/socket-handle.js';
+import type { OpenProxySocket, OpenRequest, ProxySocketHandle, ProxyTarget } from '@kube-proxy/userspace-proxy';
 import type { DataPlaneConfig, FromDataPlane, ToDataPlane } from './protocol.js';
 
 /** The channel to the data plane: a Worker in production, a MessageChannel port in tests. */

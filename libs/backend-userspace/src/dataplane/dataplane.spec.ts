@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { RecordingLogger } from '@kube-proxy/core/testing';
-import { eventually, exchange, nameServer, type TestServer } from '../testing/loopback.js';
+import { eventually, exchange, nameServer, type TestServer } from '@kube-proxy/userspace-proxy/testing';
 import { DataPlaneClient, type DataPlaneChannel } from './client.js';
 import { DataPlaneHost } from './host.js';
 import type { FromDataPlane, ToDataPlane } from './protocol.js';

@@ -1,8 +1,5 @@
 import type { IPFamily, Logger } from '@kube-proxy/core';
-import { newProxyCounters, type ProxyCounters } from '../proxy/counters.js';
-import { FdBudget } from '../proxy/fd-budget.js';
-import { localSocketOpener } from '../proxy/open-socket.js';
-import type { ProxySocketHandle } from '../proxy/socket-handle.js';
+import { newProxyCounters, type ProxyCounters, FdBudget, localSocketOpener, type ProxySocketHandle } from '@kube-proxy/userspace-proxy';
 import type { DataPlaneConfig, FromDataPlane, ToDataPlane } from './protocol.js';
 import { sharedCounters } from './shared-counters.js';
 

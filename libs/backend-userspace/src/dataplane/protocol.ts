@@ -1,5 +1,5 @@
 import type { IPFamily } from '@kube-proxy/core';
-import type { ProxyTarget } from '../proxy/endpoint-picker.js';
+import type { ProxyTarget } from '@kube-proxy/userspace-proxy';
 
 /*
  * Messages between the proxier (main thread) and the data-plane worker. Sockets are named by an id

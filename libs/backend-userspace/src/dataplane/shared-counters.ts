@@ -1,4 +1,4 @@
-import type { ProxyCounters } from '../proxy/counters.js';
+import type { ProxyCounters } from '@kube-proxy/userspace-proxy';
 
 const FIELDS = [
   'tcpAccepted',

@@ -1,6 +1,6 @@
 import type { Endpoint, EndpointsMap, ServicePlanContext, ServicePort, ServicePortMap, TopologyGates } from '@kube-proxy/core';
 import { endpointSetOf, planServicePort } from '@kube-proxy/core';
-import type { ProxyTarget } from '../proxy/endpoint-picker.js';
+import type { ProxyTarget } from '@kube-proxy/userspace-proxy';
 
 /** What one service port needs from the userspace proxy after a sync. */
 export interface DesiredPort {

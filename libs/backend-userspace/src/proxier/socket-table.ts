@@ -1,7 +1,5 @@
 import type { Logger, ServicePort } from '@kube-proxy/core';
-import type { ProxyTarget } from '../proxy/endpoint-picker.js';
-import type { ProxyPortAllocator } from '../proxy/port-allocator.js';
-import type { OpenProxySocket, ProxySocketHandle } from '../proxy/socket-handle.js';
+import type { OpenProxySocket, ProxyPortAllocator, ProxySocketHandle, ProxyTarget } from '@kube-proxy/userspace-proxy';
 import type { DesiredPort } from './desired-ports.js';
 
 /** The proxy sockets of one service port. */

@@ -1,8 +1,7 @@
 import type { Table } from '@kube-proxy/netfilter-iptables';
 import { FakeClock, RecordingLogger, advanceSettling, settle } from '@kube-proxy/core/testing';
 import { IPTABLES_FLUSH_SETTLE_MS } from '@kube-proxy/netfilter-iptables';
-import { newProxyCounters } from '../proxy/counters.js';
-import { dryRunSocketOpener } from '../proxy/open-socket.js';
+import { newProxyCounters, dryRunSocketOpener } from '@kube-proxy/userspace-proxy';
 import { context, RecordingIptables, service, slice } from '../testing/proxier-fixtures.js';
 import { UserspaceProxier } from './userspace-proxier.js';
 

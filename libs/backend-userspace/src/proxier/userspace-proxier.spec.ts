@@ -1,8 +1,6 @@
 import { nullLogger, systemClock } from '@kube-proxy/core';
-import { dryRunSocketOpener, localSocketOpener } from '../proxy/open-socket.js';
-import { newProxyCounters } from '../proxy/counters.js';
-import { FdBudget } from '../proxy/fd-budget.js';
-import { eventually, exchange, nameServer, type TestServer } from '../testing/loopback.js';
+import { dryRunSocketOpener, localSocketOpener, newProxyCounters, FdBudget } from '@kube-proxy/userspace-proxy';
+import { eventually, exchange, nameServer, type TestServer } from '@kube-proxy/userspace-proxy/testing';
 import { context, RecordingIptables, service, slice } from '../testing/proxier-fixtures.js';
 import { UserspaceProxier } from './userspace-proxier.js';
 

@@ -5,9 +5,7 @@ import { extractLines, IptablesRestoreError } from '@kube-proxy/netfilter-iptabl
 import { newSyncStats, NodePortInterfaces, parseDuration, parseNodePortAddresses, parsePortRange, resolveNodePortAddresses, SyncingProxier, topologyGates } from '@kube-proxy/core';
 import { IptablesFlushMonitor } from '@kube-proxy/netfilter-iptables';
 import { USERSPACE_JUMPS } from '../cleanup.js';
-import type { ProxyCounters } from '../proxy/counters.js';
-import { ProxyPortAllocator } from '../proxy/port-allocator.js';
-import type { OpenProxySocket } from '../proxy/socket-handle.js';
+import { type ProxyCounters, ProxyPortAllocator, type OpenProxySocket } from '@kube-proxy/userspace-proxy';
 import { renderCaptureRules, type CapturePortal, type CaptureRuleset } from '../render/capture-rules.js';
 import { captureJumpArgs, expectedCaptureRules } from './capture-expectations.js';
 import { desiredPorts } from './desired-ports.js';

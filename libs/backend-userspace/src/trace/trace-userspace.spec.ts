@@ -2,8 +2,7 @@ import type { PacketTrace, TraceNode, TracePacket, V1EndpointSlice, V1Service } 
 import { isNoRulesFound, nullLogger, systemClock } from '@kube-proxy/core';
 import { FakeCommandExecutor } from '@kube-proxy/core/testing';
 import { UserspaceProxier } from '../proxier/userspace-proxier.js';
-import { newProxyCounters } from '../proxy/counters.js';
-import { dryRunSocketOpener } from '../proxy/open-socket.js';
+import { newProxyCounters, dryRunSocketOpener } from '@kube-proxy/userspace-proxy';
 import { context, NODE, service, slice } from '../testing/proxier-fixtures.js';
 import { userspaceTracer } from './userspace-tracer.js';
 

@@ -31,4 +31,19 @@ describe('MetricsRegistry (PromProxyMetrics)', () => {
     // Host metrics not exported yet (the proxy sockets', until a userspace proxier reports) are reserved too.
     expect(() => metrics.gauge({ name: 'userspace_connections_active', help: 'x' })).toThrow(/host's own metrics/);
   });
+  it('runs what a backend asked for before each scrape, so values read from the kernel are current (a failing read keeps the last values)', async () => {
+    const metrics = fresh();
+    const registry: MetricsRegistry = metrics;
+    const rejected = registry.counter({ name: 'example_rejected_total', help: 'Example', labelNames: ['protocol'] });
+    let kernel = 3;
+    let fail = false;
+    registry.beforeScrape?.(async () => {
+      if (fail) throw new Error('nft: no such chain');
+      rejected.inc({ protocol: 'UDP' }, kernel);
+      kernel = 0;
+    });
+    expect((await metrics.scrape()).body).toContain('kubeproxy_example_rejected_total{protocol="UDP"} 3');
+    fail = true;
+    expect((await metrics.scrape()).body).toContain('kubeproxy_example_rejected_total{protocol="UDP"} 3');
+  });
 });

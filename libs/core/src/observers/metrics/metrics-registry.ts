@@ -46,6 +46,13 @@ export interface MetricsRegistry {
   counter(definition: MetricDefinition): CounterHandle;
   gauge(definition: MetricDefinition): GaugeHandle;
   histogram(definition: HistogramDefinition): HistogramHandle;
+  /**
+   * Runs `refresh` before every scrape of /metrics (awaited; a failure leaves the values as they
+   * were): for metrics read from the kernel rather than counted by the proxy, as upstream's
+   * scrape-time collectors (e.g. nftables counters). Optional: a registry that is never scraped may
+   * leave it out.
+   */
+  beforeScrape?(refresh: () => Promise<void>): void;
 }
 
 export const METRICS_REGISTRY = Symbol.for('kube-proxy.MetricsRegistry');

@@ -81,6 +81,8 @@ export class PromProxyMetrics implements ProxyMetrics, MetricsRegistry {
   /** iptables mode: upstream's custom collectors over the nfacct counters (registered per scrape, see scrape()). */
   private readonly nfacctMetrics = Object.entries(NFACCT_COUNTER_METRICS).map(([name, m]) => ({ name, metric: counter(m.metric, m.help, []) }));
   private nfacctRead: (() => Promise<NfacctPacketCounts>) | undefined;
+  /** Reads a backend asked for before each scrape (MetricsRegistry.beforeScrape). */
+  private readonly refreshers: Array<() => Promise<void>> = [];
 
   constructor(options: PromProxyMetricsOptions) {
     this.clock = options.clock ?? systemClock;
@@ -150,7 +152,12 @@ export class PromProxyMetrics implements ProxyMetrics, MetricsRegistry {
   /** The text exposition format and its Content-Type, for GET /metrics. */
   async scrape(): Promise<{ contentType: string; body: string }> {
     await this.collectNfacct();
+    await Promise.all(this.refreshers.map((refresh) => refresh().catch(() => undefined)));
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  beforeScrape(refresh: () => Promise<void>): void {
+    this.refreshers.push(refresh);
   }
 
   nfacctCounters(read: () => Promise<NfacctPacketCounts>): void {

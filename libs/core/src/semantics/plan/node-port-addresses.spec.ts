@@ -37,6 +37,26 @@ describe('nodePortAddresses', () => {
     expect(resolveNodePortAddresses(withLo, interfaces)).toEqual({ all: false, ips: ['127.0.0.1', '10.0.0.5'] });
   });
 
+  it('an explicit loopback CIDR (not a /0 covering it) is what turns localhost NodePorts on, per family', () => {
+    const cases: Array<[string[], 'IPv4' | 'IPv6', boolean]> = [
+      [['127.0.0.0/8', '10.0.0.0/8'], 'IPv4', true],
+      [['0.0.0.0/0', '127.0.0.1/32'], 'IPv4', true],
+      [['127.0.0.1/8'], 'IPv4', true],
+      [['0.0.0.0/0'], 'IPv4', false],
+      [['10.0.0.0/8'], 'IPv4', false],
+      [['::1/128'], 'IPv4', false],
+      [['::1/128'], 'IPv6', true],
+      [['127.0.0.0/8'], 'IPv6', false],
+      [['::/0'], 'IPv6', false],
+      [['fd00::/8'], 'IPv6', false],
+    ];
+    for (const [config, family, want] of cases) {
+      expect([config, family, parseNodePortAddresses(config, family, undefined, logger).containsExplicitLoopback]).toEqual([config, family, want]);
+    }
+    // Nothing given: every address, loopback included for route_localnet, but nothing explicit.
+    expect(parseNodePortAddresses(null, 'IPv4', undefined, logger).containsExplicitLoopback).toBe(false);
+  });
+
   it('"primary" is the node IP of the family', () => {
     const npa = parseNodePortAddresses(['primary'], 'IPv4', '192.168.50.1', logger);
     expect(npa.cidrs).toEqual(['192.168.50.1/32']);

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { nullLogger, systemClock } from '@kube-proxy/core';
-import { eventually, exchange, nameServer, refusedTarget, sourceServer, type TestServer } from '../testing/loopback.js';
+import { eventually, exchange, nameServer, refusedTarget, sourceServer, type TestServer } from './testing/loopback.js';
 import { newProxyCounters } from './counters.js';
 import { EndpointPicker } from './endpoint-picker.js';
 import { FdBudget } from './fd-budget.js';

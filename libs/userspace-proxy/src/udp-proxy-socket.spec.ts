@@ -1,5 +1,5 @@
 import { nullLogger, systemClock } from '@kube-proxy/core';
-import { eventually, udpClient, udpNameServer } from '../testing/loopback.js';
+import { eventually, udpClient, udpNameServer } from './testing/loopback.js';
 import { newProxyCounters } from './counters.js';
 import { EndpointPicker } from './endpoint-picker.js';
 import { FdBudget } from './fd-budget.js';

@@ -4,7 +4,7 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import type { ProxyTarget } from '../proxy/endpoint-picker.js';
+import type { ProxyTarget } from '../endpoint-picker.js';
 
 export interface TestServer {
   readonly target: ProxyTarget;

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'userspace-proxy', preset: '../../jest.preset.js' };
