@@ -153,8 +153,27 @@ export class ConntrackCleaner {
       return false;
     }
     const commands = this.reconcileCommands(serviceMap, endpointsMap, listed.stdout);
-    for (const args of commands) await this.exec(args);
+    if (commands.length > 0 && !(await this.execBatch(commands))) {
+      for (const args of commands) await this.exec(args);
+    }
     return true;
+  }
+
+  /**
+   * All deletions in one `conntrack -R -` (conntrack-tools ≥ 1.4.6 reads command lines from stdin): one
+   * process instead of one per stale group. The lines are built from canonical addresses and port
+   * numbers only, so none can break into another. False when the batch failed (then: one by one).
+   */
+  private async execBatch(commands: readonly string[][]): Promise<boolean> {
+    this.logger.debug('Clearing conntrack entries in one batch', { commands: commands.length });
+    const input = `${commands.map((args) => args.join(' ')).join('\n')}\n`;
+    const result = await this.executor.run(this.binary, ['-R', '-'], { input, discardStdout: true });
+    if (result.exitCode === 0) return true;
+    this.logger.verbose('Batched conntrack deletion failed; deleting one filter at a time', {
+      exitCode: result.exitCode,
+      output: (result.spawnError ?? result.stderr).trim(),
+    });
+    return false;
   }
 
   /** The conntrack deletions reconciling `listing` (`conntrack -L -p udp` output) would run. */

@@ -74,7 +74,16 @@ function cleaner(listing: string | undefined, family: 'IPv4' | 'IPv6' = 'IPv4'):
   return { c: new ConntrackCleaner({ family, executor: exec, logger: new RecordingLogger() }), exec };
 }
 
-const deletes = (exec: FakeCommandExecutor): string[] => exec.commandLines().filter((l) => l.includes(' -D '));
+/** Every deletion, run alone or as a line of a `conntrack -R -` batch, as a `conntrack …` command line. */
+function deletes(exec: FakeCommandExecutor): string[] {
+  return exec.calls.flatMap((call) => {
+    if (call.args[0] === '-R') {
+      const input = typeof call.options.input === 'string' ? call.options.input : '';
+      return input.split('\n').filter((l) => l !== '').map((l) => `conntrack ${l}`);
+    }
+    return call.args[0] === '-D' ? [[call.command, ...call.args].join(' ')] : [];
+  });
+}
 
 describe('ConntrackCleaner reconciliation (first sync after a start)', () => {
   it('deletes nothing when every flow still reaches a serving endpoint of its frontend', async () => {
@@ -161,10 +170,25 @@ describe('ConntrackCleaner reconciliation (first sync after a start)', () => {
     const listing = [flow('fd00::2', 40000, 'fd00:96::53', 53, 'fd00:244::11', 5353), flow('fd00::2', 40001, 'fd00:96:0::53', 53, 'fd00:244::12', 5353)].join('\n');
     const { c, exec } = cleaner(listing, 'IPv6');
     await c.cleanAfterSync(m.services, m.endpoints, changes());
-    expect(exec.commandLines()).toEqual([
-      'conntrack -L -p udp -f ipv6',
+    expect(exec.commandLines()).toEqual(['conntrack -L -p udp -f ipv6', 'conntrack -R -']);
+    expect(deletes(exec)).toEqual([
       'conntrack -D -p udp --orig-dst fd00:96::53 --orig-port-dst 53 --reply-src fd00:244::12 --reply-port-src 5353 -f ipv6',
     ]);
+  });
+
+  it('all deletions go in one `conntrack -R -` batch; a conntrack without -R gets them one by one', async () => {
+    const m = maps([[DNS, [ep('10.244.1.13', 5353)]]]);
+    const batched = cleaner(LISTING);
+    await batched.c.cleanAfterSync(m.services, m.endpoints, changes());
+    expect(batched.exec.commandLines()).toEqual(['conntrack -L -p udp -f ipv4', 'conntrack -R -']);
+    expect(batched.exec.calls[1]?.options.discardStdout).toBe(true);
+    const expected = deletes(batched.exec);
+    expect(expected).toHaveLength(4);
+
+    const old = cleaner(LISTING);
+    old.exec.on((call) => call.args[0] === '-R', { exitCode: 2, stderr: "conntrack: invalid option -- 'R'\n" });
+    await old.c.cleanAfterSync(m.services, m.endpoints, changes());
+    expect(old.exec.commandLines()).toEqual(['conntrack -L -p udp -f ipv4', 'conntrack -R -', ...expected]);
   });
 
   it('only the first sync reconciles; later syncs clear by their changes', async () => {
