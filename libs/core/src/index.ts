@@ -162,8 +162,10 @@ export {
   describeFeatureGates,
   type DetectLocalConfiguration,
   DurationError,
+  effectiveFeatureGates,
   EMULATED_KUBERNETES_VERSION,
   encodeConfiguration,
+  featureEnabled,
   featureGateErrors,
   type FeatureGateSpec,
   type FeatureStage,
@@ -183,6 +185,7 @@ export {
   type IPTablesConfiguration,
   IPVS_SCHEDULERS,
   type IPVSConfiguration,
+  ipvsModeAllowed,
   isFeatureEnabled,
   KIND,
   KUBE_PROXY_CONFIGURATION_SCHEMA,
@@ -201,6 +204,8 @@ export {
   parseFlags,
   parsePortRange,
   type PortRange,
+  proxyModeGateError,
+  setEffectiveFeatureGates,
   validateConfiguration,
 } from './config/index.js';
 export {

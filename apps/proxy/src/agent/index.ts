@@ -10,3 +10,4 @@ export * from './node-events.js';
 export * from './bind-address.js';
 export * from './source-health.js';
 export type { DebugResponse, DebugRoute } from './metrics-handler.js';
+export { flagzText, statuszText, type StatuszFacts, type ZPages } from './zpages.js';

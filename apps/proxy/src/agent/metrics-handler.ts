@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { KubeProxyConfiguration, Logger, PromProxyMetrics } from '@kube-proxy/core';
 import { pathOf, sendJSON, sendNotFound, sendText } from './http-responses.js';
+import type { ZPages } from './zpages.js';
 
 /** A /debug answer: the status and the JSON body. */
 export interface DebugResponse {
@@ -19,8 +20,9 @@ export const CONFIGZ_GROUP = 'kubeproxy.config.k8s.io';
 
 /**
  * The metrics server's routes, as upstream serveMetrics: /metrics, /proxyMode (the mode name as
- * text), /configz (the effective configuration under its group name), and the generic /healthz "ok".
- * Profiling (/debug/pprof) and /metrics/slis are not provided.
+ * text), /configz (the effective configuration under its group name), the generic /healthz "ok", and
+ * the z-pages /statusz and /flagz when their gates are on (`zpages`). Profiling (/debug/pprof) and
+ * /metrics/slis are not provided.
  */
 export function metricsHandler(opts: {
   readonly metrics: PromProxyMetrics;
@@ -28,10 +30,16 @@ export function metricsHandler(opts: {
   readonly config: KubeProxyConfiguration;
   readonly logger: Logger;
   readonly debug?: DebugRoute;
+  readonly zpages?: ZPages;
 }): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     const path = pathOf(req.url);
     if (opts.debug && path.startsWith('/debug/') && serveDebug(opts.debug, path, req, res, opts.logger)) return;
+    const zpage = path === '/statusz' ? opts.zpages?.statusz : path === '/flagz' ? opts.zpages?.flagz : undefined;
+    if (zpage) {
+      sendText(res, 200, zpage());
+      return;
+    }
     switch (path) {
       case '/metrics':
         opts.metrics.scrape().then(

@@ -5,6 +5,7 @@ import {
   decodeConfiguration,
   defaultConfiguration,
   formatFieldError,
+  setEffectiveFeatureGates,
   validateConfiguration,
   type KubeProxyConfiguration,
   type ParsedFlags,
@@ -31,6 +32,9 @@ export async function loadConfiguration(parsed: ParsedFlags): Promise<{ config: 
   const cfg = applyFlags(base, parsed, Boolean(file));
   const errors = validateConfiguration(cfg);
   if (errors.length > 0) throw new InvalidConfigurationError(errors.map(formatFieldError), file);
+  // The validated gates become the process's (upstream's DefaultFeatureGate): core's service info
+  // reads AllowServiceExternalIPs there, for every backend and plugin alike.
+  setEffectiveFeatureGates(cfg.featureGates);
   return text === undefined ? { config: cfg } : { config: cfg, fileText: text };
 }
 

@@ -6,7 +6,9 @@ import { captureIO } from './testing/capture-io.js';
 
 // --feature-gates=PreferSameTrafficDistribution=false through the whole CLI (--dry-run --once): a
 // Service whose EndpointSlice carries node hints (trafficDistribution: PreferSameNode) and zone hints.
-// Gate on: only the endpoint hinted for this node; gate off: the zone's endpoints, as upstream.
+// Gate on: only the endpoint hinted for this node. The gate is GA and locked since v1.35, so turning
+// it off is refused, as upstream v1.37 refuses it (core's topology still honours an explicit false for
+// library callers; see categorize-endpoints.spec).
 
 const MANIFESTS = `
 apiVersion: v1
@@ -74,7 +76,13 @@ describe('kube-proxy CLI --feature-gates=PreferSameTrafficDistribution', () => {
     expect(await dnatTargets(dir, [])).toEqual(['10.244.1.11:8080']);
   });
 
-  it('=false: node hints are ignored and the zone hints pick this zone\'s endpoints', async () => {
-    expect(await dnatTargets(dir, ['--feature-gates=PreferSameTrafficDistribution=false'])).toEqual(['10.244.1.11:8080', '10.244.2.12:8080']);
+  it('=false is refused: the gate is locked to true (exit 1)', async () => {
+    const io = captureIO();
+    const code = await runCli(
+      ['--proxy-mode=iptables', `--manifests=${dir}`, '--dry-run', '--once', '--feature-gates=PreferSameTrafficDistribution=false'],
+      io.streams,
+    );
+    expect(code).toBe(1);
+    expect(io.err()).toContain('featureGates: cannot set feature gate PreferSameTrafficDistribution to false, feature is locked to true');
   });
 });

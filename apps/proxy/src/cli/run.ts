@@ -21,7 +21,7 @@ import {
 } from '@kube-proxy/core';
 import type { BackendRegistry } from '../registry/backend-registry.js';
 import { cleanupOtherModes } from '../mode/switch-cleanup.js';
-import { IPVS_DEPRECATION_MESSAGE, selectMode } from '../mode/select-mode.js';
+import { recordModeEvents, selectMode } from '../mode/select-mode.js';
 import type { ObjectValidation } from '../sources/validating-handlers.js';
 import type { OpenedSource } from './open-source.js';
 import { ConfigFileWatch } from './config-file-watch.js';
@@ -35,6 +35,7 @@ import { knownFailure } from './cli-failure.js';
 import { runSubcommand } from './subcommand.js';
 import { duringInterruptibleWork, onceTerminated } from './signals.js';
 import { versionLine } from './version.js';
+import { zpagesFor } from './zpages-setup.js';
 import {
   ProxyAgent,
   apiSourceHealth,
@@ -112,11 +113,12 @@ async function runProxy(
   if (options.cleanup) return duringInterruptibleWork(1, () => cleanupAll(registry, base, config, nodeName, host, logger));
 
   const objects = await openRunObjects(run, options, config, logger);
-  const { source, apiSource, nodeEvents, nodeIPs: ips, families, validation } = objects;
+  const { source, apiSource, nodeEvents, nodeStatus, nodeIPs: ips, families, validation } = objects;
 
   const plugin = await selectMode({ requested: config.mode, registry, host, logger, dryRun: options.dryRun, config });
-  // As upstream, the IPVS deprecation also goes to the Node as a Warning event (never in --dry-run).
-  if (plugin.name === 'ipvs') nodeEvents.warning('IPVSDeprecation', IPVS_DEPRECATION_MESSAGE);
+  // As upstream, the IPVS deprecation and the defaulted mode also go to the Node as Warning events
+  // (never in --dry-run, whose recorder is the no-op one).
+  recordModeEvents(nodeEvents, config.mode, plugin.name);
   // /debug/trace and /debug/explain answer from what this run holds: its objects, and the last block
   // it printed (--dry-run) or its kernel's rules.
   const serve = servePolicy({ dryRun: options.dryRun, flagsGiven: parsed.values });
@@ -139,7 +141,10 @@ async function runProxy(
     clock: systemClock,
     sysctl: base.resolve<Sysctl>(SYSCTL),
     events: nodeEvents,
+    // The KubeProxyReady Node condition (API source only; not in --dry-run).
+    ...(nodeStatus ? { readiness: { client: nodeStatus, families } } : {}),
     debug: debugRoutes(debug),
+    zpages: zpagesFor(parsed, config, true),
     // /healthz (not /livez) also fails once the API server has been unreachable for the healthz timeout.
     ...(apiSource ? { sourceHealth: apiSourceHealth(apiSource, healthTimeoutMs(config, plugin.name)) } : {}),
   });
@@ -154,7 +159,7 @@ async function runProxy(
   // Host tuning (oom_score_adj, conntrack sysctls) only once the backend accepted the run: a mode
   // that is refused (an unusable scheduler, a plugin whose register() throws) changes nothing.
   await agent.prepareHost();
-  await agent.start();
+  await agent.start(provider.firstSync());
 
   validation.useMetricsFrom(scope);
   const outcome = await serveUntilDone(options, configFileText, source, provider, agent, validation, debug.objects);

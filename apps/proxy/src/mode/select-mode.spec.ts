@@ -1,6 +1,15 @@
 import { BACKEND_PLUGIN_API_VERSION, defaultConfiguration, nullLogger, type BackendPlugin, type HostCapabilities, type KubeProxyConfiguration, type Logger } from '@kube-proxy/core';
 import { BackendRegistry, PluginContractError } from '../registry/backend-registry.js';
-import { IPVS_DEPRECATION_MESSAGE, ModeSelectionError, selectMode } from './select-mode.js';
+import {
+  DEFAULTED_MODE_WARNING,
+  IPVS_DEPRECATION_MESSAGE,
+  IPVS_DEPRECATION_WARNING,
+  IPVS_KEPT_NOTE,
+  ModeSelectionError,
+  REASON_PROXY_MODE_DEFAULTED,
+  recordModeEvents,
+  selectMode,
+} from './select-mode.js';
 
 function host(ipvs: boolean): HostCapabilities {
   const t = { present: true, version: '1' };
@@ -45,8 +54,15 @@ describe('selectMode', () => {
     const errors: Array<[string, unknown]> = [];
     const l: Logger = { ...logger, error: (m, meta) => void errors.push([m, meta]) };
     await selectMode({ requested: '', registry: registry(), host: host(true), logger: l, dryRun: false });
-    expect(errors).toEqual([[IPVS_DEPRECATION_MESSAGE, expect.objectContaining({ alternative: '--proxy-mode=iptables' })]]);
+    expect(errors).toEqual([[IPVS_DEPRECATION_WARNING, expect.objectContaining({ alternative: '--proxy-mode=iptables' })]]);
     expect(IPVS_DEPRECATION_MESSAGE).toBe("The ipvs proxier is now deprecated and may be removed in a future release. Please use 'nftables' instead.");
+    // Upstream's words first, then what this build does about upstream's removal.
+    expect(IPVS_DEPRECATION_WARNING).toBe(
+      "The ipvs proxier is now deprecated and may be removed in a future release. Please use 'nftables' instead. " +
+        "kube-proxy-ts keeps the ipvs mode, programming exactly upstream's rules, after upstream disables it by default (v1.40) " +
+        'and removes it (v1.43); --feature-gates=KubeProxyIPVS=false refuses it, as upstream.',
+    );
+    expect(IPVS_DEPRECATION_WARNING.endsWith(IPVS_KEPT_NOTE)).toBe(true);
     errors.length = 0;
     await selectMode({ requested: 'iptables', registry: registry(), host: host(true), logger: l, dryRun: false });
     expect(errors).toEqual([]);
@@ -81,9 +97,58 @@ describe('selectMode', () => {
     expect(err.message).toContain('ipvs verdict');
   });
 
+  it('with KubeProxyIPVS off, auto never picks ipvs, even where the kernel has it', async () => {
+    const config = { ...defaultConfiguration(), featureGates: { KubeProxyIPVS: false } };
+    const p = await selectMode({ requested: '', registry: registry(), host: host(true), logger, dryRun: false, config });
+    expect(p.name).toBe('iptables');
+    expect(JSON.stringify(infos)).toContain('the KubeProxyIPVS feature gate is off');
+    // The gate's default (on) keeps today's choice.
+    expect((await selectMode({ requested: '', registry: registry(), host: host(true), logger, dryRun: false, config: defaultConfiguration() })).name).toBe('ipvs');
+  });
+
+  it('with KubeProxyIPVS off, an explicit ipvs is refused with exit code 1, listing the modes (even in --dry-run)', async () => {
+    const config = { ...defaultConfiguration(), mode: 'ipvs', featureGates: { KubeProxyIPVS: false } };
+    const err = await selectMode({ requested: 'ipvs', registry: registry(), host: host(true), logger, dryRun: true, config }).catch((e) => e);
+    expect(err).toBeInstanceOf(ModeSelectionError);
+    expect(err.exitCode).toBe(1);
+    expect(err.message).toBe(
+      'invalid configuration: mode: Invalid value: "ipvs": must be iptables,nftables,userspace or blank (blank means the best-available proxy [currently iptables])',
+    );
+  });
+
+  it('warns when the mode is left to its default, and only then', async () => {
+    const warnings: string[] = [];
+    const l: Logger = { ...logger, warn: (m) => void warnings.push(m) };
+    await selectMode({ requested: '', registry: registry(), host: host(false), logger: l, dryRun: false });
+    await selectMode({ requested: 'auto', registry: registry(), host: host(false), logger: l, dryRun: false });
+    expect(warnings).toEqual([DEFAULTED_MODE_WARNING, DEFAULTED_MODE_WARNING]);
+    expect(DEFAULTED_MODE_WARNING).toContain("from 'iptables' to 'nftables'");
+    warnings.length = 0;
+    await selectMode({ requested: 'iptables', registry: registry(), host: host(false), logger: l, dryRun: false });
+    expect(warnings).toEqual([]);
+  });
+
   it('--dry-run renders even when the backend could not run on this host', async () => {
     const p = await selectMode({ requested: 'ipvs', registry: registry(), host: host(false), logger, dryRun: true });
     expect(p.name).toBe('ipvs');
+  });
+});
+
+describe('recordModeEvents', () => {
+  const record = (requested: string, selected: string): Array<[string, string]> => {
+    const events: Array<[string, string]> = [];
+    recordModeEvents({ warning: (reason, note) => void events.push([reason, note]) }, requested, selected);
+    return events;
+  };
+
+  it('records the defaulted mode and the IPVS deprecation as Node warnings', () => {
+    expect(record('', 'ipvs')).toEqual([
+      [REASON_PROXY_MODE_DEFAULTED, DEFAULTED_MODE_WARNING],
+      ['IPVSDeprecation', IPVS_DEPRECATION_WARNING],
+    ]);
+    expect(record('auto', 'iptables')).toEqual([[REASON_PROXY_MODE_DEFAULTED, DEFAULTED_MODE_WARNING]]);
+    expect(record('ipvs', 'ipvs')).toEqual([['IPVSDeprecation', IPVS_DEPRECATION_WARNING]]);
+    expect(record('nftables', 'nftables')).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { BackendPlugin, HostCapabilities, KubeProxyConfiguration, Logger } from '@kube-proxy/core';
+import { ipvsModeAllowed, proxyModeGateError, type BackendPlugin, type HostCapabilities, type KubeProxyConfiguration, type Logger } from '@kube-proxy/core';
 import type { BackendRegistry } from '../registry/backend-registry.js';
 
 /** A mode-selection failure with the process exit code the CLI must use. */
@@ -27,15 +27,54 @@ export interface SelectModeOptions {
 }
 
 /**
- * Upstream's warning when IPVS mode starts (v1.35, KEP-5495), logged at error level as upstream
- * does; the alternative is named from what this build offers.
+ * Upstream's warning when IPVS mode starts (v1.35, KEP-5495, PR #134539), logged at error level as
+ * upstream does; the alternative is named from what this build offers.
  */
 export const IPVS_DEPRECATION_MESSAGE =
   "The ipvs proxier is now deprecated and may be removed in a future release. Please use 'nftables' instead.";
 
+/**
+ * What kube-proxy-ts does about it (issue 23): upstream turns the KubeProxyIPVS gate off by default in
+ * v1.40 and removes the mode in v1.43 without moving it elsewhere (KEP-5495); we keep it.
+ */
+export const IPVS_KEPT_NOTE =
+  'kube-proxy-ts keeps the ipvs mode, programming exactly upstream\'s rules, after upstream disables it by default (v1.40) ' +
+  'and removes it (v1.43); --feature-gates=KubeProxyIPVS=false refuses it, as upstream.';
+
+/** The deprecation warning this build logs and records on the Node: upstream's words, then ours. */
+export const IPVS_DEPRECATION_WARNING = `${IPVS_DEPRECATION_MESSAGE} ${IPVS_KEPT_NOTE}`;
+
+/**
+ * Logged (and recorded on the Node by the caller) when no mode was configured: upstream v1.37 warns
+ * that its Linux default moves from iptables to nftables (PR #139957, KEP-5343). The wording is ours;
+ * our own choice for an empty mode follows the design card (IPVS when the kernel supports it, else
+ * iptables) and is logged separately.
+ */
+export const DEFAULTED_MODE_WARNING =
+  "No proxy mode was specified. Upstream kube-proxy's default on Linux changes from 'iptables' to 'nftables' in a future " +
+  'release (planned for v1.40); set --proxy-mode (or mode in the config file) explicitly to keep the mode you run.';
+
+/** The Node event reason for DEFAULTED_MODE_WARNING (ours; upstream's reason was not readable). */
+export const REASON_PROXY_MODE_DEFAULTED = 'ProxyModeDefaulted';
+
+/** True when the configured mode is empty (or "auto"): the mode is then left to auto-selection. */
+export function modeLeftToDefault(requested: string): boolean {
+  return requested === '' || requested === 'auto';
+}
+
+/**
+ * The Node events upstream records about the mode at startup (Warning type): the defaulted mode and
+ * the IPVS deprecation (reason IPVSDeprecation, as upstream). The recorder is the no-op one in
+ * --dry-run and with --manifests.
+ */
+export function recordModeEvents(events: { warning(reason: string, note: string): void }, requested: string, selected: string): void {
+  if (modeLeftToDefault(requested)) events.warning(REASON_PROXY_MODE_DEFAULTED, DEFAULTED_MODE_WARNING);
+  if (selected === 'ipvs') events.warning('IPVSDeprecation', IPVS_DEPRECATION_WARNING);
+}
+
 function warnIpvsDeprecated(registry: BackendRegistry, logger: Logger): void {
   const alternative = registry.get('nftables') ? 'nftables' : 'iptables';
-  logger.error(IPVS_DEPRECATION_MESSAGE, {
+  logger.error(IPVS_DEPRECATION_WARNING, {
     alternative: `--proxy-mode=${alternative}`,
     ...(alternative === 'nftables' ? {} : { note: 'this build has no nftables mode yet; iptables is the supported alternative' }),
   });
@@ -43,10 +82,16 @@ function warnIpvsDeprecated(registry: BackendRegistry, logger: Logger): void {
 
 /**
  * Picks the backend to run, as upstream picks the proxier: an explicit mode must be registered and
- * usable; auto prefers IPVS when the kernel and tools support it, else iptables.
+ * usable; auto prefers IPVS when the kernel and tools support it (and the KubeProxyIPVS gate is on),
+ * else iptables.
  */
 export async function selectMode(opts: SelectModeOptions): Promise<BackendPlugin> {
   const { requested, registry, host, logger, dryRun, config } = opts;
+  const gates = config?.featureGates ?? {};
+  // Validation refuses this first; repeated here for callers that skip it.
+  const gateError = proxyModeGateError(requested, gates);
+  if (gateError) throw new ModeSelectionError(`invalid configuration: mode: ${gateError}`, 1);
+  if (modeLeftToDefault(requested)) logger.warn(DEFAULTED_MODE_WARNING);
   const plugin = await choose(requested, registry, host, logger, dryRun, config);
   if (plugin.name === 'ipvs') warnIpvsDeprecated(registry, logger);
   return plugin;
@@ -84,7 +129,9 @@ async function choose(
 
   const ipvs = registry.get('ipvs');
   const iptables = registry.get('iptables');
-  if (ipvs) {
+  if (ipvs && !ipvsModeAllowed(config?.featureGates ?? {})) {
+    logger.info('Proxy mode not set; the KubeProxyIPVS feature gate is off, so ipvs is not considered');
+  } else if (ipvs) {
     const verdict = await ipvs.detect(host, config);
     if (verdict.usable) {
       logger.info('Proxy mode not set; kernel supports IPVS, using ipvs', { reason: verdict.reason });

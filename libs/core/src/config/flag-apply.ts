@@ -15,8 +15,6 @@ const SPECIAL = new Set([
   'ipvs-min-sync-period',
   'masquerade-all',
   'feature-gates',
-  'healthz-port',
-  'metrics-port',
   'hostname-override',
   'backend-plugin',
 ]);
@@ -30,8 +28,9 @@ const SPECIAL = new Set([
  * - Without one, flags set their fields on `cfg` (normally defaultConfiguration()). The sync-period
  *   flags follow processV1Alpha1Flags: --iptables-* apply unless the mode is ipvs, --ipvs-* only in ipvs
  *   mode; in ipvs mode the IPVS periods otherwise start from the iptables values, as upstream's
- *   shared internal field does. The deprecated --healthz-port / --metrics-port then fill in or disable
- *   the port (unless --write-config-to is given, as upstream).
+ *   shared internal field does. A healthz or metrics address given without a port gets the default
+ *   port (unless --write-config-to is given, as upstream; --healthz-port / --metrics-port, which could
+ *   also set or disable it, were removed in v1.32).
  *
  * Returns a new configuration; `cfg` is not modified. Throws FlagError for an empty --hostname-override.
  */
@@ -50,8 +49,8 @@ export function applyFlags(cfg: KubeProxyConfiguration, parsed: ParsedFlags, con
   if (!configFileGiven) applyModeDependentFlags(cfg, out, given);
 
   if (!configFileGiven && !parsed.options.writeConfigTo) {
-    out.healthzBindAddress = addressFromDeprecatedPort(out.healthzBindAddress, num(given.get('healthz-port')) ?? DEFAULT_HEALTHZ_PORT);
-    out.metricsBindAddress = addressFromDeprecatedPort(out.metricsBindAddress, num(given.get('metrics-port')) ?? DEFAULT_METRICS_PORT);
+    out.healthzBindAddress = appendPortIfNeeded(out.healthzBindAddress, DEFAULT_HEALTHZ_PORT);
+    out.metricsBindAddress = appendPortIfNeeded(out.metricsBindAddress, DEFAULT_METRICS_PORT);
   }
 
   const hostname = given.get('hostname-override');
@@ -105,15 +104,6 @@ function applyModeDependentFlags(before: KubeProxyConfiguration, out: KubeProxyC
     if (toIptables) out.iptables.minSyncPeriod = minSync;
     if (toNftables) out.nftables.minSyncPeriod = minSync;
   }
-}
-
-/** Upstream addressFromDeprecatedFlags: port 0 disables the server, otherwise add the port if missing. */
-function addressFromDeprecatedPort(address: string, port: number): string {
-  return port === 0 ? '' : appendPortIfNeeded(address, port);
-}
-
-function num(v: FlagValue | undefined): number | undefined {
-  return typeof v === 'number' ? v : undefined;
 }
 
 function setPath(target: KubeProxyConfiguration, path: string, value: FlagValue): void {

@@ -2,8 +2,9 @@ import { describeFeatureGates } from './feature-gates.js';
 
 /**
  * Every command-line flag kube-proxy-ts accepts: upstream kube-proxy's (cmd/kube-proxy/app/options.go,
- * v1.31–v1.34, plus component-base logging and the legacy klog flags the v1.31 reference still lists),
- * then our own. The table is data: parseFlags reads types from it, applyFlags reads `configField` and
+ * v1.31–v1.37, plus component-base logging and the legacy klog flags the v1.31 reference still lists),
+ * then our own. --healthz-port and --metrics-port were removed upstream in v1.32 (PR #126889): like
+ * upstream's pflag set, the parser refuses them as unknown flags. The table is data: parseFlags reads types from it, applyFlags reads `configField` and
  * `ignoredWithConfig`, formatHelp prints it.
  */
 
@@ -79,7 +80,6 @@ export const KUBE_PROXY_FLAGS: readonly FlagSpec[] = [
   proxyFlag({ name: 'detect-local-mode', type: 'string', configField: 'detectLocalMode', help: 'How to tell pod-originated traffic apart: ClusterCIDR (the default), NodeCIDR, BridgeInterface or InterfaceNamePrefix.' }),
   proxyFlag({ name: 'feature-gates', type: 'mapStringBool', configField: 'featureGates', repeatable: true, help: `Comma-separated name=true|false pairs switching features.\nKnown gates:\n${describeFeatureGates().join('\n')}` }),
   proxyFlag({ name: 'healthz-bind-address', type: 'string', default: '0.0.0.0:10256', format: 'ipOrIpPort', configField: 'healthzBindAddress', help: 'IP[:port] for the /healthz and /livez server; empty disables it.' }),
-  proxyFlag({ name: 'healthz-port', type: 'int', default: 10256, configField: 'healthzBindAddress', deprecated: 'use --healthz-bind-address instead', help: 'Port of the health server; 0 disables it.' }),
   proxyFlag({ name: 'hostname-override', type: 'string', configField: 'hostnameOverride', ignoredWithConfig: false, help: "Node name to use instead of the host's name (lower-cased). Takes precedence over the config file." }),
   proxyFlag({ name: 'iptables-localhost-nodeports', type: 'bool', default: true, configField: 'iptables.localhostNodePorts', help: 'Keep the legacy behaviour of answering NodePorts on 127.0.0.1 (iptables mode, IPv4 only).' }),
   proxyFlag({ name: 'iptables-masquerade-bit', type: 'int', default: 14, configField: 'iptables.masqueradeBit', help: 'Bit of the packet mark used to flag packets for SNAT, in iptables and ipvs modes. Must be within [0, 31].' }),
@@ -99,7 +99,6 @@ export const KUBE_PROXY_FLAGS: readonly FlagSpec[] = [
   proxyFlag({ name: 'kubeconfig', type: 'string', configField: 'clientConnection.kubeconfig', help: 'Path of a kubeconfig file; with neither it nor --master, the in-cluster service account is used.' }),
   proxyFlag({ name: 'masquerade-all', type: 'bool', default: false, configField: 'iptables.masqueradeAll', help: 'SNAT all traffic sent to service cluster IPs (some CNI plugins need it).' }),
   proxyFlag({ name: 'metrics-bind-address', type: 'string', default: '127.0.0.1:10249', format: 'ipOrIpPort', configField: 'metricsBindAddress', help: 'IP[:port] for the metrics server ("0.0.0.0:10249" / "[::]:10249" to listen everywhere).' }),
-  proxyFlag({ name: 'metrics-port', type: 'int', default: 10249, configField: 'metricsBindAddress', deprecated: 'use --metrics-bind-address instead', help: 'Port of the metrics server; 0 disables it.' }),
   proxyFlag({ name: 'nodeport-addresses', type: 'stringList', configField: 'nodePortAddresses', repeatable: true, help: "Which node IPs accept NodePort traffic: comma-separated CIDRs, or 'primary' for the node's primary IPs. Unset: all local IPs (iptables/ipvs) or primary (nftables)." }),
   proxyFlag({ name: 'oom-score-adj', type: 'int', default: -999, configField: 'oomScoreAdj', help: 'oom_score_adj for the kube-proxy process, within [-1000, 1000].' }),
   proxyFlag({ name: 'pod-bridge-interface', type: 'string', configField: 'detectLocal.bridgeInterface', help: 'With --detect-local-mode=BridgeInterface: traffic arriving from this bridge counts as local.' }),
@@ -108,7 +107,7 @@ export const KUBE_PROXY_FLAGS: readonly FlagSpec[] = [
   proxyFlag({ name: 'proxy-mode', type: 'string', configField: 'mode', help: 'Proxy mode: iptables, ipvs, nftables, or the name of a backend plugin. Empty picks the best one this node supports.' }),
   proxyFlag({ name: 'proxy-port-range', type: 'string', configField: 'portRange', help: 'Userspace mode: host ports its proxy sockets may use (beginPort-endPort, single port or beginPort+offset, inclusive). Unset, 0 or 0-0: the kernel picks free ports.' }),
   proxyFlag({ name: 'udp-timeout', type: 'duration', default: '250ms', configField: 'udpIdleTimeout', help: "Userspace mode: how long an idle UDP client association is kept open (e.g. '250ms', '2s'); must be greater than 0." }),
-  proxyFlag({ name: 'show-hidden-metrics-for-version', type: 'string', configField: 'showHiddenMetricsForVersion', help: 'Previous minor version (e.g. "1.33") whose hidden metrics should still be shown.' }),
+  proxyFlag({ name: 'show-hidden-metrics-for-version', type: 'string', configField: 'showHiddenMetricsForVersion', help: 'Previous minor version (e.g. "1.36") whose hidden metrics should still be shown.' }),
 
   // --- component-base logging flags: these win over the config file ---
   { name: 'v', shorthand: 'v', type: 'int', default: 0, configField: 'logging.verbosity', ignoredWithConfig: false, group: 'logging', help: 'Log verbosity: 0 info, 2 verbose, 4 and above debug.' },

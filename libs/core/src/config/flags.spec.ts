@@ -25,11 +25,11 @@ describe('KUBE_PROXY_FLAGS', () => {
       'bind-address', 'bind-address-hard-fail', 'cleanup', 'cluster-cidr', 'config', 'config-sync-period',
       'conntrack-max-per-core', 'conntrack-min', 'conntrack-tcp-be-liberal', 'conntrack-tcp-timeout-close-wait',
       'conntrack-tcp-timeout-established', 'conntrack-udp-timeout', 'conntrack-udp-timeout-stream', 'detect-local-mode',
-      'feature-gates', 'healthz-bind-address', 'healthz-port', 'help', 'hostname-override', 'init-only',
+      'feature-gates', 'healthz-bind-address', 'help', 'hostname-override', 'init-only',
       'iptables-localhost-nodeports', 'iptables-masquerade-bit', 'iptables-min-sync-period', 'iptables-sync-period',
       'ipvs-exclude-cidrs', 'ipvs-min-sync-period', 'ipvs-scheduler', 'ipvs-strict-arp', 'ipvs-sync-period',
       'ipvs-tcp-timeout', 'ipvs-tcpfin-timeout', 'ipvs-udp-timeout', 'kube-api-burst', 'kube-api-content-type',
-      'kube-api-qps', 'kubeconfig', 'masquerade-all', 'master', 'metrics-bind-address', 'metrics-port',
+      'kube-api-qps', 'kubeconfig', 'masquerade-all', 'master', 'metrics-bind-address',
       'nodeport-addresses', 'oom-score-adj', 'pod-bridge-interface', 'pod-interface-name-prefix', 'profiling',
       'proxy-mode', 'proxy-port-range', 'show-hidden-metrics-for-version', 'udp-timeout', 'write-config-to', 'version',
       'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'log-text-split-stream', 'log-text-info-buffer-size',
@@ -104,9 +104,8 @@ describe('parseFlags', () => {
   });
 
   it('warns about deprecated and no-effect flags', () => {
-    const p = parseFlags(['--healthz-port=0', '--logtostderr=false', '--vmodule=proxier=4']);
+    const p = parseFlags(['--logtostderr=false', '--vmodule=proxier=4']);
     expect(p.warnings).toEqual([
-      'Flag --healthz-port has been deprecated, use --healthz-bind-address instead',
       expect.stringContaining('Flag --logtostderr has been deprecated'),
       'Flag --vmodule has no effect in kube-proxy-ts',
     ]);
@@ -114,6 +113,9 @@ describe('parseFlags', () => {
 
   it.each([
     [['--bogus'], 'unknown flag: --bogus', '--bogus'],
+    // Removed upstream in v1.32 (PR #126889): pflag then knows them no more than any other name.
+    [['--healthz-port=10256'], 'unknown flag: --healthz-port', '--healthz-port'],
+    [['--metrics-port', '0'], 'unknown flag: --metrics-port', '--metrics-port'],
     [['-x'], "unknown shorthand flag: 'x' in -x", '-x'],
     [['--proxy-mode'], 'flag needs an argument: --proxy-mode', '--proxy-mode'],
     [['--oom-score-adj=low'], 'invalid argument "low" for "--oom-score-adj" flag: must be an integer', '--oom-score-adj'],
@@ -192,14 +194,12 @@ describe('applyFlags without a config file', () => {
     expect(auto.nftables.minSyncPeriod).toBe('3s');
   });
 
-  it('handles the deprecated port flags as upstream', () => {
-    expect(apply(['--healthz-port=0']).healthzBindAddress).toBe('');
-    expect(apply(['--metrics-port=0']).metricsBindAddress).toBe('');
-    expect(apply(['--healthz-bind-address=10.0.0.1', '--healthz-port=8080']).healthzBindAddress).toBe('10.0.0.1:8080');
+  it('gives a bind address without a port the default port, as upstream', () => {
     expect(apply(['--healthz-bind-address=10.0.0.1']).healthzBindAddress).toBe('10.0.0.1:10256');
     expect(apply(['--metrics-bind-address=::']).metricsBindAddress).toBe('[::]:10249');
-    // An address that already has a port keeps it.
-    expect(apply(['--healthz-port=8080']).healthzBindAddress).toBe('0.0.0.0:10256');
+    // An address that already has a port keeps it; an empty one disables the server.
+    expect(apply(['--healthz-bind-address=10.0.0.1:8080']).healthzBindAddress).toBe('10.0.0.1:8080');
+    expect(apply(['--metrics-bind-address=']).metricsBindAddress).toBe('');
     // Not applied when only writing the config out.
     expect(apply(['--healthz-bind-address=10.0.0.1', '--write-config-to=/tmp/x']).healthzBindAddress).toBe('10.0.0.1');
   });
@@ -225,7 +225,7 @@ describe('applyFlags with a config file', () => {
   const apply = (argv: string[]) => applyFlags(FILE, parseFlags(argv), true);
 
   it('keeps the file over ordinary flags', () => {
-    const cfg = apply(['--proxy-mode=iptables', '--iptables-sync-period=1s', '--oom-score-adj=0', '--healthz-port=0', '--masquerade-all']);
+    const cfg = apply(['--proxy-mode=iptables', '--iptables-sync-period=1s', '--oom-score-adj=0', '--healthz-bind-address=', '--masquerade-all']);
     expect(cfg).toEqual(FILE);
   });
 
@@ -253,9 +253,10 @@ describe('formatHelp', () => {
     expect(help).toMatch(/-v, --v int/);
     expect(help).toMatch(/--proxy-mode string/);
     expect(help).toContain('--dry-run');
-    expect(help).toContain('PreferSameTrafficDistribution=true|false (BETA - default=true)');
-    expect(help).not.toMatch(/^\s+--healthz-port/m);
+    expect(help).toContain('KubeProxyIPVS=true|false (DEPRECATED - default=true)');
+    expect(help).not.toContain('PreferSameTrafficDistribution=');
+    expect(help).not.toMatch(/--healthz-port|--metrics-port/);
     expect(help).not.toMatch(/^\s+--logtostderr/m);
-    expect(help).toMatch(/Also accepted, with a deprecation warning: .*--healthz-port.*--logtostderr/);
+    expect(help).toMatch(/Also accepted, with a deprecation warning: .*--logtostderr/);
   });
 });

@@ -32,6 +32,8 @@ export {
   isFeatureEnabled,
   KUBE_PROXY_FEATURE_GATES,
 } from './feature-gates.js';
+export { effectiveFeatureGates, featureEnabled, setEffectiveFeatureGates } from './effective-feature-gates.js';
+export { ipvsModeAllowed, proxyModeGateError } from './proxy-mode-gate.js';
 export { type FieldSchema, KUBE_PROXY_CONFIGURATION_SCHEMA } from './schema.js';
 export { decodeConfiguration } from './decode.js';
 export { IPVS_SCHEDULERS, validateConfiguration } from './validate.js';

@@ -2,6 +2,7 @@ import type { KubeProxyConfiguration } from './types.js';
 import { defaultConfiguration } from './defaults.js';
 import { formatFieldErrors } from './errors.js';
 import { validateConfiguration } from './validate.js';
+import { describeFeatureGates, EMULATED_KUBERNETES_VERSION } from './feature-gates.js';
 
 function errorsFor(change: (cfg: KubeProxyConfiguration) => void): string[] {
   const cfg = defaultConfiguration();
@@ -22,7 +23,7 @@ describe('validateConfiguration', () => {
         c.nodePortAddresses = ['primary'];
         c.bindAddress = '::';
         c.healthzBindAddress = '[::]:10256';
-        c.featureGates = { PreferSameTrafficDistribution: false, NFTablesProxyMode: true };
+        c.featureGates = { NFTablesNetlink: false, NFTablesProxyMode: true };
         c.detectLocalMode = 'ClusterCIDR';
       }),
     ).toEqual([]);
@@ -55,14 +56,43 @@ describe('validateConfiguration', () => {
     ['bridge', (c) => (c.detectLocalMode = 'BridgeInterface'), 'detectLocal.bridgeInterface: must not be empty when detectLocalMode is BridgeInterface'],
     ['prefix', (c) => (c.detectLocalMode = 'InterfaceNamePrefix'), 'detectLocal.interfaceNamePrefix: must not be empty when detectLocalMode is InterfaceNamePrefix'],
     ['unknown gate', (c) => (c.featureGates = { NoSuchGate: true }), 'featureGates: unrecognized feature gate: NoSuchGate'],
+    ['gate removed upstream', (c) => (c.featureGates = { LoadBalancerIPMode: true }), 'featureGates: unrecognized feature gate: LoadBalancerIPMode'],
+    ['GA since v1.35', (c) => (c.featureGates = { PreferSameTrafficDistribution: false }), 'featureGates: cannot set feature gate PreferSameTrafficDistribution to false, feature is locked to true'],
     ['locked gate', (c) => (c.featureGates = { NFTablesProxyMode: false }), 'featureGates: cannot set feature gate NFTablesProxyMode to false, feature is locked to true'],
     ['logging format', (c) => (c.logging.format = 'xml' as never), 'logging.format: Unsupported value: "xml": supported values: "json", "text"'],
     ['portRange', (c) => (c.portRange = '2000-1000'), 'portRange: must be a valid port range (e.g. 300-2000)'],
     ['udpIdleTimeout', (c) => (c.udpIdleTimeout = '0s'), 'udpIdleTimeout: must be greater than zero'],
-    ['hidden metrics', (c) => (c.showHiddenMetricsForVersion = '1.20'), "showHiddenMetricsForVersion: must be omitted or have the value '1.33'. Only the previous minor version is allowed"],
+    ['hidden metrics', (c) => (c.showHiddenMetricsForVersion = '1.20'), "showHiddenMetricsForVersion: must be omitted or have the value '1.36'. Only the previous minor version is allowed"],
     ['plugin', (c) => (c.backendPlugins = ['']), 'backendPlugins[0]: must not be empty'],
+    [
+      'ipvs with KubeProxyIPVS off',
+      (c) => {
+        c.mode = 'ipvs';
+        c.featureGates = { KubeProxyIPVS: false };
+      },
+      'mode: Invalid value: "ipvs": must be iptables,nftables,userspace or blank (blank means the best-available proxy [currently iptables])',
+    ],
   ])('reports %s', (_name, change, expected) => {
     expect(errorsFor(change)).toEqual([expected]);
+  });
+
+  it('knows the v1.37 gates: KubeProxyIPVS and AllowServiceExternalIPs deprecated and on, NFTablesNetlink beta', () => {
+    for (const gates of [{ KubeProxyIPVS: true }, { AllowServiceExternalIPs: false }, { NFTablesNetlink: false }, { KubeProxyNFTablesLocalhostNodePorts: true }]) {
+      expect(errorsFor((c) => (c.featureGates = gates))).toEqual([]);
+    }
+    // Other modes, blank and plugin modes are not affected by the gate.
+    for (const mode of ['', 'iptables', 'nftables', 'userspace', 'my-plugin']) {
+      expect(errorsFor((c) => ((c.mode = mode), (c.featureGates = { KubeProxyIPVS: false })))).toEqual([]);
+    }
+    expect(describeFeatureGates()).toEqual(
+      expect.arrayContaining([
+        'KubeProxyIPVS=true|false (DEPRECATED - default=true)',
+        'AllowServiceExternalIPs=true|false (DEPRECATED - default=true)',
+        'NFTablesNetlink=true|false (BETA - default=true)',
+        'KubeProxyNFTablesLocalhostNodePorts=true|false (ALPHA - default=false)',
+      ]),
+    );
+    expect(EMULATED_KUBERNETES_VERSION).toEqual({ major: 1, minor: 37 });
   });
 
   it('checks the section of the configured mode', () => {

@@ -2,6 +2,7 @@ import type { KubeProxyConfiguration } from './types.js';
 import { parseDurationNs } from './duration.js';
 import type { ConfigFieldError } from './errors.js';
 import { EMULATED_KUBERNETES_VERSION, featureGateErrors } from './feature-gates.js';
+import { proxyModeGateError } from './proxy-mode-gate.js';
 import { isDualStackCIDRs, isValidCIDR, isValidIP } from '../semantics/model/ip.js';
 import { splitHostPort } from './net-text.js';
 import { parsePortRange } from './port-range.js';
@@ -25,6 +26,8 @@ export function validateConfiguration(cfg: KubeProxyConfiguration): ConfigFieldE
   for (const message of featureGateErrors(cfg.featureGates)) add('featureGates', message);
 
   const mode = cfg.mode;
+  const modeGate = featureGateErrors(cfg.featureGates).length === 0 ? proxyModeGateError(mode, cfg.featureGates) : undefined;
+  if (modeGate) add('mode', modeGate, mode);
   checkMasqueradeBit(add, 'iptables.masqueradeBit', cfg.iptables.masqueradeBit);
   if (mode === 'nftables' || mode === '') checkMasqueradeBit(add, 'nftables.masqueradeBit', cfg.nftables.masqueradeBit);
   if (mode === 'ipvs') {

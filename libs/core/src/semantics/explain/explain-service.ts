@@ -1,4 +1,5 @@
 import { topologyGates } from '../topology/topology-gates.js';
+import { isFeatureEnabled } from '../../config/feature-gates.js';
 import type { Logger } from '../../host/logger.js';
 import { NO_LOCAL_DETECTOR, type LocalTrafficDetector } from '../local-detect/local-traffic-detector.js';
 import { selectLocalDetector } from '../local-detect/select-local-detector.js';
@@ -155,9 +156,11 @@ export function explainService(input: ExplainInput): ServiceExplanation {
   const notes: string[] = unservedFamilyNotes(svc, input.families);
   const logger = notingLogger(input.logger, notes);
   const addresses = nodeAddresses(input);
+  // The explained configuration's gate, not the process's: explain may describe another node's config.
+  const allowExternalIPs = isFeatureEnabled(input.config.featureGates ?? {}, 'AllowServiceExternalIPs');
   const perFamily = input.families.map((family) => {
     const fc = familyContext(input, family, addresses, logger, notes);
-    return servicePortsFromService(svc, family, logger).map((port) => ({ port, fc }));
+    return servicePortsFromService(svc, family, logger, { allowExternalIPs }).map((port) => ({ port, fc }));
   });
   // Spec order, families in the given order within a port.
   const ports: PortExplanation[] = [];

@@ -1,4 +1,5 @@
 import type { V1Service } from '@kubernetes/client-node';
+import { featureEnabled } from '../../config/effective-feature-gates.js';
 import type { Logger } from '../../host/logger.js';
 import { formatIP, isZeroCIDR, parseCIDR, parseIP } from './ip.js';
 import type { IPFamily } from './protocol.js';
@@ -8,11 +9,26 @@ import type { IPFamily } from './protocol.js';
  * clusters and dropped quietly; entries that do not parse are dropped with a warning.
  */
 
-/** spec.externalIPs of `family`, canonicalised. */
-export function externalIPsOfFamily(svc: V1Service, family: IPFamily, ref: string, logger: Logger): string[] {
+/**
+ * spec.externalIPs of `family`, canonicalised. With the AllowServiceExternalIPs gate off (deprecated
+ * since v1.36, KEP-5707) the field is ignored: a Service then has no external IPs for any proxier, as
+ * upstream's service info drops them. `allowExternalIPs` defaults to the process's gate (set once by the
+ * CLI), so every backend, plugins included, gets the same list; explain passes its own configuration's.
+ */
+export function externalIPsOfFamily(
+  svc: V1Service,
+  family: IPFamily,
+  ref: string,
+  logger: Logger,
+  allowExternalIPs: boolean = featureEnabled('AllowServiceExternalIPs'),
+): string[] {
   const out: string[] = [];
   const raw = svc.spec?.externalIPs;
   if (!Array.isArray(raw)) return out;
+  if (!allowExternalIPs) {
+    if (raw.length > 0) logger.debug('Ignoring spec.externalIPs: the AllowServiceExternalIPs feature gate is off', { service: ref, field: 'spec.externalIPs' });
+    return out;
+  }
   raw.forEach((text, i) => {
     const ip = parseIP(text);
     if (ip === undefined) {

@@ -1,5 +1,6 @@
 import type { V1Service, V1ServiceSpec } from '@kubernetes/client-node';
 import { nullLogger, type Logger } from '../../host/logger.js';
+import { setEffectiveFeatureGates } from '../../config/effective-feature-gates.js';
 import { servicePortsFromService } from './service-port-from-service.js';
 
 interface Logged {
@@ -371,6 +372,34 @@ describe('servicePortsFromService', () => {
       const weird = { metadata: { name: 'x' }, spec: { clusterIP: '1.2.3.4', ports: 'nope' } } as unknown as V1Service;
       expect(servicePortsFromService(weird, 'IPv4', logger)).toEqual([]);
       expect(logger.warnings.length).toBeGreaterThanOrEqual(2);
+    });
+  });
+
+  describe('AllowServiceExternalIPs (deprecated since v1.36, KEP-5707)', () => {
+    afterEach(() => setEffectiveFeatureGates({}));
+    const svc = service({ type: 'NodePort', externalIPs: ['1.2.3.4', '2001:db8::1'], ports: [{ name: 'p80', port: 80, protocol: 'TCP', nodePort: 30080 }] });
+    const noNodePort = service({ externalIPs: ['1.2.3.4'] });
+
+    it('keeps external IPs while the gate has its default (on)', () => {
+      expect(servicePortsFromService(svc, 'IPv4', nullLogger)[0]?.externalIPs).toEqual(['1.2.3.4']);
+      expect(servicePortsFromService(noNodePort, 'IPv4', nullLogger)[0]?.externallyAccessible).toBe(true);
+    });
+
+    it('drops them in every family when the process gate is off, and what follows from them', () => {
+      setEffectiveFeatureGates({ AllowServiceExternalIPs: false });
+      expect(servicePortsFromService(svc, 'IPv4', nullLogger)[0]?.externalIPs).toEqual([]);
+      // Still a NodePort; a ClusterIP Service whose only external address was an external IP is not
+      // externally accessible any more (no external endpoint set, no eTP Local handling).
+      expect(servicePortsFromService(svc, 'IPv4', nullLogger)[0]?.nodePort).toBe(30080);
+      const [port] = servicePortsFromService(noNodePort, 'IPv4', nullLogger);
+      expect(port?.externallyAccessible).toBe(false);
+    });
+
+    it('lets a caller (explain) decide for its own configuration, over the process gate', () => {
+      setEffectiveFeatureGates({ AllowServiceExternalIPs: false });
+      expect(servicePortsFromService(svc, 'IPv4', nullLogger, { allowExternalIPs: true })[0]?.externalIPs).toEqual(['1.2.3.4']);
+      setEffectiveFeatureGates({});
+      expect(servicePortsFromService(svc, 'IPv4', nullLogger, { allowExternalIPs: false })[0]?.externalIPs).toEqual([]);
     });
   });
 });

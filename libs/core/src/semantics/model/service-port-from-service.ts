@@ -24,8 +24,16 @@ type SharedFields = Omit<
  * newBaseServiceInfo). Services that are not proxied (ExternalName, headless, no cluster IP of this
  * family) yield []. Malformed input never throws: the bad port, address or whole Service is skipped
  * with a warning naming the Service and the field.
+ *
+ * `options.allowExternalIPs` overrides the process's AllowServiceExternalIPs gate (explain and trace
+ * pass the gate of the configuration they explain); proxiers leave it unset.
  */
-export function servicePortsFromService(svc: V1Service, family: IPFamily, logger: Logger): ServicePort[] {
+export function servicePortsFromService(
+  svc: V1Service,
+  family: IPFamily,
+  logger: Logger,
+  options: { readonly allowExternalIPs?: boolean } = {},
+): ServicePort[] {
   const name = svc?.metadata?.name;
   if (typeof name !== 'string' || name === '') {
     logger.warn('Ignoring Service without a name', { field: 'metadata.name' });
@@ -33,7 +41,7 @@ export function servicePortsFromService(svc: V1Service, family: IPFamily, logger
   }
   const namespace = typeof svc.metadata?.namespace === 'string' ? svc.metadata.namespace : '';
   const ref = namespacedName(namespace, name);
-  if (svc.spec === undefined || svc.spec === null || typeof svc.spec !== 'object') {
+  if (typeof svc.spec !== 'object' || svc.spec === null) {
     logger.warn('Ignoring Service without a spec', { service: ref, field: 'spec' });
     return [];
   }
@@ -61,12 +69,10 @@ export function servicePortsFromService(svc: V1Service, family: IPFamily, logger
     return [];
   }
 
-  const shared = sharedFields(svc, svc.spec, ref, family, formatIP(clusterIP), logger);
+  const shared = sharedFields(svc, svc.spec, ref, family, formatIP(clusterIP), logger, options.allowExternalIPs);
   const rawPorts = svc.spec.ports;
   if (!Array.isArray(rawPorts)) {
-    if (rawPorts !== undefined && rawPorts !== null) {
-      logger.warn('Ignoring Service with malformed ports', { service: ref, field: 'spec.ports' });
-    }
+    if (rawPorts !== undefined && rawPorts !== null) logger.warn('Ignoring Service with malformed ports', { service: ref, field: 'spec.ports' });
     return [];
   }
   const ports: ServicePort[] = [];
@@ -110,6 +116,7 @@ function sharedFields(
   family: IPFamily,
   clusterIP: string,
   logger: Logger,
+  allowExternalIPs: boolean | undefined,
 ): SharedFields {
   const sessionAffinityClientIP = spec.sessionAffinity === 'ClientIP';
   let stickyMaxAgeSeconds = 0;
@@ -148,7 +155,7 @@ function sharedFields(
   return {
     family,
     clusterIP,
-    externalIPs: externalIPsOfFamily(svc, family, ref, logger),
+    externalIPs: externalIPsOfFamily(svc, family, ref, logger, allowExternalIPs),
     loadBalancerVIPs: loadBalancerVIPsOfFamily(svc, family, ref, logger),
     loadBalancerSourceRanges: sourceRangesOfFamily(svc, family, ref, logger),
     sessionAffinityClientIP,

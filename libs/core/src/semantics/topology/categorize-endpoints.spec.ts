@@ -511,7 +511,8 @@ describe('topologyGates', () => {
     expect(topologyGates({})).toEqual({ preferSameTrafficDistribution: true });
     expect(DEFAULT_TOPOLOGY_GATES).toEqual(topologyGates({}));
     expect(topologyGates({ PreferSameTrafficDistribution: false })).toEqual({ preferSameTrafficDistribution: false });
-    expect(topologyGates({ AllBeta: false })).toEqual({ preferSameTrafficDistribution: false });
+    // GA since v1.35: AllBeta no longer reaches it (validation refuses turning it off from the CLI).
+    expect(topologyGates({ AllBeta: false })).toEqual({ preferSameTrafficDistribution: true });
     expect(topologyGates({ AllBeta: false, PreferSameTrafficDistribution: true })).toEqual({ preferSameTrafficDistribution: true });
   });
 });
