@@ -3,7 +3,10 @@ import { isPortNumber } from '../semantics/model/port-number.js';
 import type { IPFamily } from '../semantics/model/protocol.js';
 import type { CommandExecutor } from '../host/command-executor.js';
 import type { Logger } from '../host/logger.js';
-import type { AppliedChanges, ServicePortMap } from '../semantics/tracking/types.js';
+import type { AppliedChanges, EndpointsMap, ServicePortMap } from '../semantics/tracking/types.js';
+import { forEachUDPFlow } from './conntrack-listing.js';
+import { StaleUDPFlowFinder, type StaleUDPFlows } from './stale-udp-flows.js';
+import { udpFrontends } from './udp-frontends.js';
 
 /** What conntrack prints (on stderr, exit 1) when a delete matched nothing: not an error. */
 export const NO_CONNECTION_TO_DELETE = '0 flow entries have been deleted';
@@ -26,11 +29,20 @@ export interface ConntrackCleanerOptions {
   readonly binary?: string;
 }
 
+/** How long listing the conntrack table may take before the reconciliation gives up (then: event-driven cleanup). */
+export const CONNTRACK_LIST_TIMEOUT_MS = 60_000;
+
 /**
- * Deletes stale UDP conntrack flows after a successful sync through the `conntrack` CLI, as upstream's
- * v1.31 pkg/proxy/conntrack CleanStaleEntries (deleteStaleServiceConntrackEntries +
- * deleteStaleEndpointConntrackEntries) — the event-driven cleanup, not the v1.32+ reconciler.
- * Best effort: failures are logged, never thrown.
+ * Deletes stale UDP conntrack flows after a successful sync through the `conntrack` CLI. Best effort:
+ * failures are logged, never thrown.
+ *
+ * The first sync of a proxier reconciles against the kernel's table (`reconcile`): it lists the UDP
+ * flows and deletes only those not answered by a serving endpoint of their frontend, as upstream's
+ * v1.32+ reconciler decides. A restart therefore keeps the flows of services whose endpoints did not
+ * change (upstream issue #122740: its first sync treated every UDP service as newly active and flushed
+ * all their flows, breaking QUIC and other long UDP flows). Later syncs use the sync's own changes,
+ * as upstream's v1.31 event-driven CleanStaleEntries (deleteStaleServiceConntrackEntries +
+ * deleteStaleEndpointConntrackEntries): no listing of a large table on every sync.
  */
 export class ConntrackCleaner {
   private readonly family: IPFamily;
@@ -38,6 +50,7 @@ export class ConntrackCleaner {
   private readonly logger: Logger;
   private readonly binary: string;
   private missingBinaryLogged = false;
+  private reconciled = false;
 
   constructor(options: ConntrackCleanerOptions) {
     this.family = options.family;
@@ -49,7 +62,7 @@ export class ConntrackCleaner {
   /** The conntrack argument lists cleanup would run for these changes (exposed for tests and logs). */
   commandsFor(serviceMap: ServicePortMap, changes: AppliedChanges): string[][] {
     const commands: string[][] = [];
-    const withFamily = (args: string[]): string[] => (this.family === 'IPv6' ? [...args, '-f', 'ipv6'] : args);
+    const withFamily = (args: string[]): string[] => this.withFamily(args);
     // Defence in depth: only core's canonical address text and real port numbers become arguments,
     // so no string can turn into a conntrack option (`-F` flushes the whole table) or an extra one.
     const usableIP = (ip: string): boolean => {
@@ -108,6 +121,98 @@ export class ConntrackCleaner {
     for (const args of this.commandsFor(serviceMap, changes)) {
       await this.exec(args);
     }
+  }
+
+  /**
+   * After each successful sync: the first reconciles against the kernel's table; when that table
+   * cannot be listed, and on every later sync, the sync's changes decide (`cleanStaleEntries`).
+   */
+  async cleanAfterSync(serviceMap: ServicePortMap, endpointsMap: EndpointsMap, changes: AppliedChanges): Promise<void> {
+    if (!this.reconciled) {
+      this.reconciled = true;
+      if (await this.reconcile(serviceMap, endpointsMap)) return;
+    }
+    await this.cleanStaleEntries(serviceMap, changes);
+  }
+
+  /**
+   * Lists the UDP flows of this family and deletes those that are stale against the desired state
+   * (see StaleUDPFlowFinder). Returns false when the table could not be listed (nothing was deleted).
+   */
+  private async reconcile(serviceMap: ServicePortMap, endpointsMap: EndpointsMap): Promise<boolean> {
+    // -f always: without it conntrack lists the flows of both families.
+    const family = this.family === 'IPv6' ? 'ipv6' : 'ipv4';
+    const listed = await this.executor.run(this.binary, ['-L', '-p', 'udp', '-f', family], {
+      timeoutMs: CONNTRACK_LIST_TIMEOUT_MS,
+    });
+    if (listed.exitCode !== 0) {
+      this.logger.warn('Could not list UDP conntrack entries; clearing by this sync\'s changes instead', {
+        exitCode: listed.exitCode,
+        error: (listed.spawnError ?? listed.stderr).trim(),
+      });
+      return false;
+    }
+    const commands = this.reconcileCommands(serviceMap, endpointsMap, listed.stdout);
+    if (commands.length > 0 && !(await this.execBatch(commands))) {
+      for (const args of commands) await this.exec(args);
+    }
+    return true;
+  }
+
+  /**
+   * All deletions in one `conntrack -R -` (conntrack-tools ≥ 1.4.6 reads command lines from stdin): one
+   * process instead of one per stale group. The lines are built from canonical addresses and port
+   * numbers only, so none can break into another. False when the batch failed (then: one by one).
+   */
+  private async execBatch(commands: readonly string[][]): Promise<boolean> {
+    this.logger.debug('Clearing conntrack entries in one batch', { commands: commands.length });
+    const input = `${commands.map((args) => args.join(' ')).join('\n')}\n`;
+    const result = await this.executor.run(this.binary, ['-R', '-'], { input, discardStdout: true });
+    if (result.exitCode === 0) return true;
+    this.logger.verbose('Batched conntrack deletion failed; deleting one filter at a time', {
+      exitCode: result.exitCode,
+      output: (result.spawnError ?? result.stderr).trim(),
+    });
+    return false;
+  }
+
+  /** The conntrack deletions reconciling `listing` (`conntrack -L -p udp` output) would run. */
+  private reconcileCommands(serviceMap: ServicePortMap, endpointsMap: EndpointsMap, listing: string): string[][] {
+    const finder = new StaleUDPFlowFinder(udpFrontends(serviceMap, endpointsMap));
+    const ipv6 = this.family === 'IPv6';
+    const flows = forEachUDPFlow(listing, (flow) => {
+      if (!ipv6) return finder.visit(flow);
+      // conntrack prints inet_ntop text; core compares canonical text (equal in practice, but not by contract).
+      const origDst = canonicalIP(flow.origDst);
+      const replySrc = canonicalIP(flow.replySrc);
+      if (origDst !== undefined && replySrc !== undefined) finder.visit({ ...flow, origDst, replySrc });
+    });
+    const commands: string[][] = [];
+    for (const group of finder.stale) {
+      const args = this.staleFlowArgs(group);
+      if (args !== undefined) commands.push(args);
+    }
+    this.logger.verbose('Reconciled UDP conntrack entries', { family: this.family, flows, staleGroups: commands.length });
+    return commands;
+  }
+
+  /** One group's delete filter; undefined when a field is not canonical address text or a port. */
+  private staleFlowArgs(group: StaleUDPFlows): string[] | undefined {
+    const { origDst, origDstPort, replySrc, replySrcPort } = group;
+    const ips = origDst === undefined ? [replySrc] : [origDst, replySrc];
+    if (!ips.every((ip) => canonicalIP(ip) === ip) || !isPortNumber(origDstPort) || !isPortNumber(replySrcPort)) {
+      this.logger.warn('Not clearing a conntrack flow whose listing is not an address and port', { group });
+      return undefined;
+    }
+    const dst = origDst === undefined ? [] : ['--orig-dst', origDst];
+    return this.withFamily([
+      '-D', '-p', 'udp', ...dst, '--orig-port-dst', String(origDstPort),
+      '--reply-src', replySrc, '--reply-port-src', String(replySrcPort),
+    ]);
+  }
+
+  private withFamily(args: string[]): string[] {
+    return this.family === 'IPv6' ? [...args, '-f', 'ipv6'] : args;
   }
 
   private async exec(args: string[]): Promise<void> {

@@ -30,7 +30,7 @@ export interface SyncingProxierOptions extends ProxierBaseOptions {
    * Default true; false for IPVS, whose upstream proxier observes only the overall histogram.
    */
   readonly durationByKind?: boolean;
-  /** Stale UDP/SCTP conntrack entries are cleared after each successful sync (absent: no cleanup, e.g. --dry-run). */
+  /** Stale UDP conntrack entries are cleared after each successful sync (absent: no cleanup, e.g. --dry-run). */
   readonly conntrack?: ConntrackCleaner;
   /**
    * The verbose line that ends every sync attempt. Default upstream's iptables/nftables wording,
@@ -205,7 +205,8 @@ export abstract class SyncingProxier extends ProxierBase {
       },
       this.logger,
     );
-    if (this.conntrack) await this.conntrack.cleanStaleEntries(this.state.serviceMap, request.applied);
+    // The first sync reconciles with the kernel's table (a restart keeps flows of unchanged endpoints).
+    if (this.conntrack) await this.conntrack.cleanAfterSync(this.state.serviceMap, this.state.endpointsMap, request.applied);
     if (this.dryRunSink && result.dryRunOutput) await this.writeDryRun(this.dryRunSink, result, request.full, now);
     if (!this.first.settled) this.first.resolve();
     if (result.retryAfterMs !== undefined && !this.stopped) this.runner.retryAfter(result.retryAfterMs);
