@@ -223,6 +223,8 @@ export class NftablesProxier extends SyncingProxier {
       serviceCIDRs: this.serviceCIDRs,
       nodePortsOnAllAddresses: selection.all,
       nodePortIPs: ips,
+      masqueradeAll: this.context.config.nftables.masqueradeAll,
+      notLocal: nftLocalMatch(this.localDetector, this.family)?.notLocal ?? null,
     });
   }
 
@@ -332,6 +334,7 @@ export class NftablesProxier extends SyncingProxier {
     const planCtx = this.planContext();
     const renderCtx = {
       family: this.nftFamily,
+      masqueradeMark: this.masqueradeMark,
       masqueradeAll: this.context.config.nftables.masqueradeAll,
       local: nftLocalMatch(this.localDetector, this.family),
       nodeIP: this.context.nodeIPs[this.family] ?? null,

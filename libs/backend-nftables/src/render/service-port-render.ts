@@ -37,6 +37,8 @@ export interface ServicePortRender {
 
 export interface RenderContext {
   readonly family: NftFamily;
+  /** e.g. 0x4000: set inline where traffic must be masqueraded (upstream v1.36+ has no mark chain). */
+  readonly masqueradeMark: string;
   readonly masqueradeAll: boolean;
   readonly local: NftLocalMatch | null;
   /** This node's IP of the family (lets the node through source ranges), null if unknown. */
@@ -45,7 +47,6 @@ export interface RenderContext {
 }
 
 const REJECT_VERDICT = `goto ${CHAIN.reject}`;
-const MARK_MASQ = `jump ${CHAIN.markForMasquerade}`;
 
 function verdictOf(v: 'reject' | 'drop' | null): string {
   return v === 'drop' ? 'drop' : REJECT_VERDICT;
@@ -94,11 +95,23 @@ function affinitySetName(ctx: RenderContext, n: PortNames, ep: Endpoint): string
   return AFFINITY_PREFIX + ctx.names.endpoint(n.svc.name, ep);
 }
 
-/** Rules sending a policy chain's traffic to its endpoints: affinity first, then a random pick. */
+/**
+ * Rules sending a policy chain's traffic to its endpoints (upstream v1.36+). With ClientIP affinity
+ * the endpoints keep their chains (the affinity sets are updated there): lookups first, then a
+ * random pick among the chains. Without, there are no endpoint chains: one `dnat … numgen … map`
+ * rule, or for a single endpoint a plain `dnat to` (kubernetes PR #140723 as fixed for IPv6 by
+ * #140960: every map in the table makes adding rules slower, so one endpoint gets none).
+ */
 function endpointDispatch(ctx: RenderContext, n: PortNames, endpoints: readonly Endpoint[], affinity: boolean): string[] {
   const ipX = ctx.family;
+  if (!affinity) {
+    if (endpoints.length === 1) return [`meta l4proto ${n.protocol} dnat to ${endpoints[0].key}`];
+    let map = '';
+    for (let i = 0; i < endpoints.length; i++) map += `${i === 0 ? '' : ' , '}${i} : ${endpoints[i].ip} . ${endpoints[i].port}`;
+    return [`meta l4proto ${n.protocol} dnat ${ipX} addr . port to numgen random mod ${endpoints.length} map { ${map} }`];
+  }
   const rules: string[] = [];
-  if (affinity) for (const ep of endpoints) rules.push(`${ipX} saddr @${affinitySetName(ctx, n, ep)} goto ${endpointChain(ctx, n, ep)}`);
+  for (const ep of endpoints) rules.push(`${ipX} saddr @${affinitySetName(ctx, n, ep)} goto ${endpointChain(ctx, n, ep)}`);
   let vmap = '';
   for (let i = 0; i < endpoints.length; i++) vmap += `${i === 0 ? '' : ' , '}${i} : goto ${endpointChain(ctx, n, endpoints[i])}`;
   rules.push(`numgen random mod ${endpoints.length} vmap { ${vmap} }`);
@@ -119,11 +132,9 @@ export function renderServicePort(plan: ServicePortPlan, ctx: RenderContext): Se
   const chains: ChainContent[] = [];
   const affinitySets: AffinitySet[] = [];
 
-  // Rules of the policy chain the cluster IP leads to start with its masquerade rule.
+  // Off-cluster traffic to cluster IPs is marked by one rule at the head of `services` (table-skeleton.ts).
   const clusterRules: string[] = [];
   const localRules: string[] = [];
-  const masq = clusterIPMasquerade(plan, ctx);
-  if (masq !== null) (n.internalChain === n.localChain ? localRules : clusterRules).push(masq);
 
   if (plan.externalMasquerade !== 'none') chains.push({ name: n.externalChain, rules: externalChainRules(plan, ctx, n) });
   if (usesFirewall(plan)) chains.push({ name: n.firewallChain, rules: [firewallRule(plan, ctx)] });
@@ -145,7 +156,7 @@ export function renderServicePort(plan: ServicePortPlan, ctx: RenderContext): Se
   return {
     chains,
     affinitySets,
-    elements: placeElements(plan, n),
+    elements: [...placeElements(plan, n), ...hairpinElements(plan, n)],
     noLocalInternal: plan.hasEndpoints && !plan.internalReachable,
     noLocalExternal: plan.hasEndpoints && !plan.externalReachable,
   };
@@ -187,24 +198,34 @@ function placeElements(plan: ServicePortPlan, n: PortNames): PlacedElement[] {
   return elements;
 }
 
-/** The masquerade rule opening the policy chain the cluster IP leads to, or null when it masquerades nothing. */
-function clusterIPMasquerade(plan: ServicePortPlan, ctx: RenderContext): string | null {
-  if (!plan.internalReachable || plan.internalMasquerade === 'none') return null;
-  const ipX = ctx.family;
-  return plan.internalMasquerade === 'all' || !ctx.local
-    ? `${ipX} daddr ${plan.clusterIP} ${MARK_MASQ}`
-    : `${ipX} daddr ${plan.clusterIP} ${ctx.local.notLocal} ${MARK_MASQ}`;
+/**
+ * hairpin-connections elements: a local endpoint reached through the service may be the client
+ * itself; after DNAT such a packet has source = destination = the endpoint, and masquerading then
+ * makes the reply come back through the node. Upstream adds one element per local endpoint this
+ * node may DNAT to (remote endpoints never send their own packets through this node).
+ */
+function hairpinElements(plan: ServicePortPlan, n: PortNames): PlacedElement[] {
+  const out: PlacedElement[] = [];
+  for (const ep of plan.reachableEndpoints) {
+    if (ep.isLocal) out.push({ container: SET.hairpinConnections, key: `${ep.ip} . ${ep.ip} . ${n.protocol} . ${ep.port}` });
+  }
+  return out;
+}
+
+/** The inline mark that asks the masquerading chain to masquerade this connection. */
+function markMasq(ctx: RenderContext): string {
+  return `mark set mark or ${ctx.masqueradeMark}`;
 }
 
 function externalChainRules(plan: ServicePortPlan, ctx: RenderContext, n: PortNames): string[] {
   const rules: string[] = [];
   if (plan.externalMasquerade === 'all') {
-    rules.push(MARK_MASQ);
+    rules.push(ruleText(markMasq(ctx), 'masquerade'));
   } else {
     // Pods and the node itself are not "external": they skip the Local policy (as if going out to
     // the load balancer and back), and the node's own traffic is masqueraded as its source is a VIP.
     if (ctx.local) rules.push(ruleText(`${ctx.local.local} goto ${n.clusterChain}`, 'short-circuit pod traffic'));
-    rules.push(ruleText(`fib saddr type local ${MARK_MASQ}`, 'masquerade local traffic'));
+    rules.push(ruleText(`fib saddr type local ${markMasq(ctx)}`, 'masquerade local traffic'));
     rules.push(ruleText(`fib saddr type local goto ${n.clusterChain}`, 'short-circuit local traffic'));
   }
   if (plan.externalReachable) rules.push(`goto ${n.externalPolicyChain}`);
@@ -221,13 +242,12 @@ function firewallRule(plan: ServicePortPlan, ctx: RenderContext): string {
   return `${ctx.family} saddr != { ${sources} } drop`;
 }
 
+/** Endpoint chains exist only under ClientIP affinity: the affinity set is updated on the way to the endpoint. */
 function writeEndpointChains(plan: ServicePortPlan, ctx: RenderContext, n: PortNames, chains: ChainContent[]): void {
+  if (!plan.sessionAffinity) return;
   const ipX = ctx.family;
-  const l4 = `meta l4proto ${n.protocol} dnat to `;
   for (const ep of plan.reachableEndpoints) {
-    const rules = [`${ipX} saddr ${ep.ip} ${MARK_MASQ}`];
-    if (plan.sessionAffinity) rules.push(`update @${affinitySetName(ctx, n, ep)} { ${ipX} saddr }`);
-    rules.push(l4 + ep.key);
+    const rules = [`update @${affinitySetName(ctx, n, ep)} { ${ipX} saddr }`, `meta l4proto ${n.protocol} dnat to ${ep.key}`];
     chains.push({ name: endpointChain(ctx, n, ep), rules });
   }
 }

@@ -1,4 +1,4 @@
-/** The fixed chains, sets and maps of the kube-proxy table (upstream's names, after kubernetes PR #132456). */
+/** The fixed chains, sets and maps of the kube-proxy table (upstream's names, after kubernetes PR #132456; v1.36+ layout). */
 export const CHAIN = {
   filterPreroutingPreDNAT: 'filter-prerouting-pre-dnat',
   filterOutputPreDNAT: 'filter-output-pre-dnat',
@@ -14,13 +14,14 @@ export const CHAIN = {
   reject: 'reject-chain',
   clusterIPsCheck: 'cluster-ips-check',
   firewallCheck: 'firewall-check',
-  markForMasquerade: 'mark-for-masquerade',
   masquerading: 'masquerading',
 } as const;
 
 export const SET = {
   clusterIPs: 'cluster-ips',
   nodePortIPs: 'nodeport-ips',
+  /** endpoint . endpoint . protocol . port of each local endpoint in use (upstream v1.36+). */
+  hairpinConnections: 'hairpin-connections',
 } as const;
 
 export const MAP = {
@@ -39,4 +40,5 @@ export const SERVICE_CONTAINERS: readonly string[] = [
   MAP.noEndpointServices,
   MAP.noEndpointNodePorts,
   MAP.firewallIPs,
+  SET.hairpinConnections,
 ];

@@ -8,7 +8,8 @@
  * node's IPs), as the kernel routes it; upstream's tracer runs forward and then input whatever the
  * destination, which gives the same answers for every table our renderer writes. The output chains
  * and nat-postrouting are not traced: the first mirror the prerouting ones, and masquerading is
- * reported from the `jump mark-for-masquerade` that requests it.
+ * reported from the inline `mark set mark or MARK` that requests it, or from the hairpin-connections
+ * element the DNATed packet (source = destination) matches (upstream v1.36+ layout).
  *
  * `numgen random` visits every endpoint, so the output lists all reachable endpoints.
  *
@@ -16,12 +17,11 @@
  * instead; tracePacket stays as the hand-checkable reference its own spec pins down. */
 import { canonicalIP, type PacketTrace, type TraceProtocol } from '@kube-proxy/core';
 import { traceRuleset } from '../trace/packet-trace.js';
-import { parseNftScript, rulesetOfMemoryTable } from '../trace/script-parser.js';
-import { toUpstreamV136Layout } from './upstream-v136-layout.js';
+import { rulesetOfMemoryTable } from '../trace/script-parser.js';
 import { TEST_NODE_NAME } from './fake-proxier.js';
 import type { MemoryNftTable } from '../nft/memory-table.js';
-import { CHAIN } from '../render/table-names.js';
-import { COMMENT_RE, DNAT_RE, JUMP_RE, MATCHERS, NUMGEN_ENTRY_RE, NUMGEN_RE, RETURN_RE, VERDICT_RE, type MatchEnv, type TracedPacket } from './rule-matchers.js';
+import { CHAIN, SET } from '../render/table-names.js';
+import { COMMENT_RE, DNAT_MAP_ENTRY_RE, DNAT_MAP_RE, DNAT_RE, JUMP_RE, MARK_RE, MATCHERS, NUMGEN_ENTRY_RE, NUMGEN_RE, RETURN_RE, VERDICT_RE, type MatchEnv, type TracedPacket } from './rule-matchers.js';
 
 export type { TracedPacket } from './rule-matchers.js';
 
@@ -102,14 +102,14 @@ class Tracer {
         continue;
       }
       let m: RegExpMatchArray | null;
+      if ((m = rest.match(MARK_RE))) {
+        // The mark is what the masquerading chain acts on; setting it stands for the masquerade.
+        took();
+        this.masq = true;
+        return 'next';
+      }
       if ((m = rest.match(JUMP_RE))) {
         took();
-        if (m[2] === CHAIN.markForMasquerade) {
-          // The mark is what the masquerading chain acts on; the jump stands for it.
-          if (m[1] !== 'jump') throw new Error(`goto ${CHAIN.markForMasquerade} would end the chain: ${rule}`);
-          this.masq = true;
-          return 'next';
-        }
         if (this.runChain(m[2], packet, depth + 1)) return 'terminal';
         return m[1] === 'goto' ? 'return' : 'next';
       }
@@ -126,6 +126,17 @@ class Tracer {
         if (m[1] !== packet.protocol) return 'next';
         took();
         this.outputs.push(m[2]);
+        return 'terminal';
+      }
+      if ((m = rest.match(DNAT_MAP_RE))) {
+        if (m[1] !== packet.protocol) return 'next';
+        took();
+        const entries = m[4].split(' , ').map((e) => e.match(DNAT_MAP_ENTRY_RE));
+        if (entries.some((e) => e === null) || entries.length !== Number(m[3])) throw new Error(`malformed endpoint map: ${rule}`);
+        entries.forEach((e, i) => {
+          if (Number(e![1]) !== i) throw new Error(`endpoint map index ${e![1]} out of order: ${rule}`);
+          this.outputs.push(m![2] === 'ip6' ? `[${e![2]}]:${e![3]}` : `${e![2]}:${e![3]}`);
+        });
         return 'terminal';
       }
       if ((m = rest.match(NUMGEN_RE))) {
@@ -146,6 +157,23 @@ class Tracer {
   }
 }
 
+/** Whether the DNATed packet is one of hairpin-connections' (a pod reaching itself through a service). */
+function hairpins(table: MemoryNftTable, packet: TracedPacket, outputs: readonly string[]): boolean {
+  const set = table.elementsOf(SET.hairpinConnections);
+  if (!set) return false;
+  const source = canonicalIP(packet.sourceIP) ?? packet.sourceIP;
+  for (const out of outputs) {
+    const host = canonicalIP(hostOf(out)) ?? hostOf(out);
+    const port = out.slice(out.lastIndexOf(':') + 1);
+    if (host !== source) continue;
+    for (const key of set.keys()) {
+      const [a, b, proto, p] = key.split(' . ');
+      if ((canonicalIP(a) ?? a) === host && (canonicalIP(b) ?? b) === host && proto === packet.protocol && p === port) return true;
+    }
+  }
+  return false;
+}
+
 /** Where the first packet of a new connection goes, and whether it is masqueraded. */
 export function tracePacket(table: MemoryNftTable, packet: TracedPacket, nodeIPs: readonly string[]): TraceResult {
   const local = new Set(nodeIPs.map((ip) => canonicalIP(ip) ?? ip));
@@ -153,6 +181,7 @@ export function tracePacket(table: MemoryNftTable, packet: TracedPacket, nodeIPs
   const result = () => ({ output: tracer.outputs.join(', '), masq: tracer.masq, matches: tracer.matches });
   if (tracer.runChain(CHAIN.filterPreroutingPreDNAT, packet)) return result();
   tracer.runChain(CHAIN.natPrerouting, packet);
+  if (hairpins(table, packet, tracer.outputs)) tracer.masq = true;
   const destIP = tracer.outputs.length > 0 ? hostOf(tracer.outputs[0]) : packet.destIP;
   const after = { ...packet, destIP };
   tracer.runChain(local.has(canonicalIP(destIP) ?? destIP) ? CHAIN.filterInput : CHAIN.filterForward, after);
@@ -182,36 +211,25 @@ function upstreamOutput(trace: PacketTrace): string {
   return trace.verdict === 'ACCEPT' ? '' : trace.verdict;
 }
 
-/** The layout suffix of a flow traced through our table rewritten into upstream's v1.36+ layout. */
-export const V136_LAYOUT = ' [upstream v1.36 layout]';
-
 /**
  * Traces every case through the production tracer (src/trace) and returns each case's observed
  * outcome beside its expected one, so a spec can `expect(got).toEqual(want)` and see every failing
  * flow in one diff. A source that is one of the node's IPs takes the OUTPUT path, as in the kernel.
- * Every case is traced twice: through our table (upstream's v1.33-v1.35 layout) and through the same
- * table rewritten into upstream's v1.36+ layout (inline marks, DNAT maps, hairpin set; see
- * upstream-v136-layout.ts), its name suffixed with V136_LAYOUT — upstream's flows hold for both.
  */
 export function runPacketFlows(table: MemoryNftTable, nodeIPs: readonly string[], cases: readonly PacketFlowCase[]): { got: PacketFlowOutcome[]; want: PacketFlowOutcome[] } {
-  const layouts = [
-    { suffix: '', ruleset: rulesetOfMemoryTable(table) },
-    { suffix: V136_LAYOUT, ruleset: parseNftScript(toUpstreamV136Layout(table.dump(), table.family), table.family) },
-  ];
+  const ruleset = rulesetOfMemoryTable(table);
   const node = { name: TEST_NODE_NAME, addresses: nodeIPs.map((ip) => canonicalIP(ip) ?? ip) };
   const got: PacketFlowOutcome[] = [];
   const want: PacketFlowOutcome[] = [];
-  for (const { suffix, ruleset } of layouts) {
-    for (const c of cases) {
-      const family = c.destIP.includes(':') ? 'IPv6' : 'IPv4';
-      const source = canonicalIP(c.sourceIP) ?? c.sourceIP;
-      const packet = { family, protocol: (c.protocol ?? 'tcp').toUpperCase() as TraceProtocol, sourceIP: c.sourceIP, destIP: c.destIP, destPort: c.destPort, locallyGenerated: node.addresses.includes(source) } as const;
-      const r = traceRuleset(ruleset, packet, node);
-      const unknown = r.path.filter((step) => step.note?.startsWith('not understood'));
-      if (unknown.length > 0) throw new Error(`${c.name}${suffix}: the tracer did not understand ${unknown.map((step) => `"${step.rule}"`).join(', ')}`);
-      got.push({ name: c.name + suffix, output: upstreamOutput(r), masq: r.masquerade });
-      want.push({ name: c.name + suffix, output: c.output, masq: c.masq ?? false });
-    }
+  for (const c of cases) {
+    const family = c.destIP.includes(':') ? 'IPv6' : 'IPv4';
+    const source = canonicalIP(c.sourceIP) ?? c.sourceIP;
+    const packet = { family, protocol: (c.protocol ?? 'tcp').toUpperCase() as TraceProtocol, sourceIP: c.sourceIP, destIP: c.destIP, destPort: c.destPort, locallyGenerated: node.addresses.includes(source) } as const;
+    const r = traceRuleset(ruleset, packet, node);
+    const unknown = r.path.filter((step) => step.note?.startsWith('not understood'));
+    if (unknown.length > 0) throw new Error(`${c.name}: the tracer did not understand ${unknown.map((step) => `"${step.rule}"`).join(', ')}`);
+    got.push({ name: c.name, output: upstreamOutput(r), masq: r.masquerade });
+    want.push({ name: c.name, output: c.output, masq: c.masq ?? false });
   }
   return { got, want };
 }

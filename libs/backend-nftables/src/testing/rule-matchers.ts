@@ -119,6 +119,11 @@ export const JUMP_RE = /^(jump|goto) (\S+)$/;
 export const VERDICT_RE = /^(drop|reject)$/;
 export const RETURN_RE = /^return$/;
 export const DNAT_RE = /^meta l4proto (tcp|udp|sctp) dnat to (\S+)$/;
+/** `meta l4proto tcp dnat ip addr . port to numgen random mod 2 map { 0 : 10.0.0.1 . 80 , 1 : … }` (no endpoint chains). */
+export const DNAT_MAP_RE = /^meta l4proto (tcp|udp|sctp) dnat (ip6?) addr \. port to numgen random mod (\d+) map \{ (.*) \}$/;
+export const DNAT_MAP_ENTRY_RE = /^(\d+) : ([0-9a-fA-F.:]+) \. (\d+)$/;
+/** The inline masquerade request (upstream v1.36+ has no mark-for-masquerade chain). */
+export const MARK_RE = /^mark set mark or (0x[0-9a-fA-F]+)$/;
 export const NUMGEN_RE = /^numgen random mod (\d+) vmap \{ (.*) \}$/;
 export const NUMGEN_ENTRY_RE = /^(\d+) : goto (\S+)$/;
 export const COMMENT_RE = / comment "[^"]*"$/;

@@ -48,7 +48,7 @@ export async function coldStartAtBatch(cluster: ScaleCluster, nft: NftInterface,
     localDetection: detector.kind !== 'none',
     nodeIP: BENCH_NODE.ip,
   };
-  const renderCtx = { family: 'ip' as const, masqueradeAll: config.nftables.masqueradeAll, local: nftLocalMatch(detector, 'IPv4'), nodeIP: BENCH_NODE.ip, names };
+  const renderCtx = { family: 'ip' as const, masqueradeMark: masqueradeMarkOf(config.nftables.masqueradeBit), masqueradeAll: config.nftables.masqueradeAll, local: nftLocalMatch(detector, 'IPv4'), nodeIP: BENCH_NODE.ip, names };
   names.beginGeneration();
   const changes: Array<{ key: string; render: ServicePortRender | undefined }> = [];
   for (const [key, svc] of state.serviceMap) changes.push({ key, render: renderServicePort(planServicePort(svc, state.endpointsMap.get(key) ?? [], planCtx), renderCtx) });
@@ -62,6 +62,8 @@ export async function coldStartAtBatch(cluster: ScaleCluster, nft: NftInterface,
     serviceCIDRs: [BENCH_NODE.serviceCIDR],
     nodePortsOnAllAddresses: selection.all,
     nodePortIPs: selection.all ? [] : [...selection.ips],
+    masqueradeAll: config.nftables.masqueradeAll,
+    notLocal: renderCtx.local?.notLocal ?? null,
   });
 
   const table = new TableSync('ip');
