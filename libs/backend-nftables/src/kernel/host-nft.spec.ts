@@ -64,6 +64,8 @@ describe('HostNft', () => {
     expect(state?.chains).toEqual([{ name: 'nat-prerouting', base: { type: 'nat', hook: 'prerouting', priority: -100 } }, { name: 'service-ABC-ns/svc/tcp/p' }]);
     expect([...(state?.sets ?? [])]).toEqual([['cluster-ips', 0], ['affinity-x', 10800]]);
     expect([...(state?.elements.get('cluster-ips') ?? [])]).toEqual([['10.0.0.1', '10.0.0.1']]);
+    // hairpin-connections (v1.36+) is a set, the service containers otherwise maps
+    expect(exec.calls.map((c) => c.args.join(' '))).toEqual(expect.arrayContaining(['-j list set ip kube-proxy hairpin-connections', '-j list map ip kube-proxy service-ips']));
     for (const call of exec.calls) {
       expect(call.args.slice(0, 4).filter((a) => a !== '-t')).toEqual(expect.arrayContaining(['-j', 'list']));
       // every listing names family and our table right after the object kind

@@ -69,7 +69,7 @@ export class HostNft implements NftInterface {
     const chains = chainsFromJson(table, this.family, TABLE_NAME);
     const elements = new Map<string, ReadonlyMap<string, string>>();
     for (const name of [...SERVICE_CONTAINERS, SET.nodePortIPs]) {
-      const kind = name === SET.clusterIPs || name === SET.nodePortIPs ? 'set' : 'map';
+      const kind = (Object.values(SET) as string[]).includes(name) ? 'set' : 'map';
       const text = await this.listOurs(ourElementsArgs(this.family, kind, name));
       if (text !== null) elements.set(name, elementsFromJson(text, kind, this.family, TABLE_NAME));
     }
