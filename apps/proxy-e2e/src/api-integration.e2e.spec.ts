@@ -412,9 +412,12 @@ describeNetns('kube-proxy without --dry-run against the test API server (real pr
     // The name's hex is the event time in Unix nanoseconds (client-go: name.%x of t.UnixNano()).
     expect(Number(BigInt(`0x${name![1]}`) / 1_000_000n)).toBe(at);
 
-    // Nothing but event POSTs was written, one per stored event (no retried or duplicate Starting post).
-    const posts = (await srv.requestsSince(startedAt)).filter((r) => r.method !== 'GET');
+    // Nothing but event POSTs was written, one per stored event (no retried or duplicate Starting post),
+    // and the KubeProxyReady Node condition (README, "Readiness signal"): one status PATCH after the first sync.
+    const writes = (await srv.requestsSince(startedAt)).filter((r) => r.method !== 'GET');
+    const posts = writes.filter((r) => r.method === 'POST');
     expect(new Set(posts.map((r) => `${r.method} ${r.path}`))).toEqual(new Set(['POST /apis/events.k8s.io/v1/namespaces/default/events']));
     expect(posts).toHaveLength((await srv.events()).length);
+    expect(writes.filter((r) => r.method !== 'POST').map((r) => `${r.method} ${r.path}`)).toEqual(['PATCH /api/v1/nodes/node-1/status']);
   }, 120_000);
 });

@@ -182,6 +182,18 @@ export class NetnsApiServer {
     return Array.isArray(r) ? (r as KubeObject[]) : [];
   }
 
+  /** One stored object (kind and name; namespace for namespaced kinds), or undefined. */
+  async get(ref: { apiVersion?: string; kind: string; metadata: { name: string; namespace?: string } }): Promise<KubeObject | undefined> {
+    const o = (await this.request({ op: 'get', object: ref })).result?.['object'];
+    return o && typeof o === 'object' ? (o as KubeObject) : undefined;
+  }
+
+  /** The conditions of a stored Node (as clients PATCHed them on nodes/{name}/status), oldest type first. */
+  async nodeConditions(name: string): Promise<Array<Record<string, string>>> {
+    const n = (await this.get({ kind: 'Node', metadata: { name } })) as { status?: { conditions?: Array<Record<string, string>> } } | undefined;
+    return n?.status?.conditions ?? [];
+  }
+
   stderr(): string {
     return this.stderrText;
   }

@@ -176,6 +176,73 @@ describe('ProxyAgent with a backend', () => {
   });
 });
 
+describe('ProxyAgent readiness condition', () => {
+  /** A NodeStatusClient recording the KubeProxyReady statuses written. */
+  function recordingStatusClient() {
+    const statuses: string[] = [];
+    return {
+      statuses,
+      client: {
+        getCondition: async () => undefined,
+        patchConditions: async (_node: string, conditions: ReadonlyArray<{ status: string }>) => void statuses.push(conditions[0]!.status),
+      },
+    };
+  }
+  const settle = async () => {
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+  };
+
+  it('sets KubeProxyReady after the first sync and False when /healthz fails on a late sync, True again after it', async () => {
+    const clock = new FakeClock(Date.UTC(2024, 0, 1));
+    const rec = recordingStatusClient();
+    const a = agent(config(), clock, { readiness: { client: rec.client, families: ['IPv4'] } });
+    const scope = rootContainer.createChildContainer();
+    a.register(scope);
+    let synced!: () => void;
+    await a.start(new Promise<void>((r) => (synced = r)));
+    try {
+      const proxier = new FakeProxier(scope);
+      proxier.startLoop();
+      await settle();
+      expect(rec.statuses).toEqual([]); // the loop has started, nothing is programmed yet
+      await proxier.sync(new Map(), new Map());
+      synced();
+      await settle();
+      expect(rec.statuses).toEqual(['True']);
+
+      const hz = a.healthzPort()!;
+      proxier.change();
+      clock.advance(healthTimeoutMs(config(), 'iptables'));
+      await settle();
+      expect((await httpGet(hz, '/healthz')).status).toBe(503);
+      expect(rec.statuses).toEqual(['True', 'False']);
+
+      await proxier.sync(new Map(), new Map());
+      clock.advance(1000);
+      await settle();
+      expect((await httpGet(hz, '/healthz')).status).toBe(200);
+      expect(rec.statuses).toEqual(['True', 'False', 'True']);
+    } finally {
+      await a.stop();
+    }
+  });
+
+  it('writes no condition in --dry-run, and tolerates a provider stopped before its first sync', async () => {
+    const rec = recordingStatusClient();
+    const a = agent(config(), new FakeClock(), { dryRun: true, readiness: { client: rec.client, families: ['IPv4'] } });
+    await a.start(Promise.resolve());
+    await settle();
+    await a.stop();
+    expect(rec.statuses).toEqual([]);
+
+    const b = agent(config(), new FakeClock(), { readiness: { client: rec.client, families: ['IPv4'] } });
+    await b.start(Promise.reject(new Error('stopped before the first sync')));
+    await settle();
+    await b.stop();
+    expect(rec.statuses).toEqual([]);
+  });
+});
+
 describe('healthTimeoutMs', () => {
   it('is 2 × the syncPeriod of the mode in use (nftables and ipvs have their own)', () => {
     const cfg = defaultConfiguration();

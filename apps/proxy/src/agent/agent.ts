@@ -8,6 +8,7 @@ import {
   SERVICE_HEALTH_SERVER,
   parseDuration,
   type Clock,
+  type IPFamily,
   type KubeProxyConfiguration,
   type Logger,
   type NodeHandler,
@@ -26,6 +27,8 @@ import { applyOomScoreAdj, type FileWriter } from './oom-score.js';
 import type { ServePolicy } from './serve-policy.js';
 import { ServiceHealthListeners } from './service-health-listeners.js';
 import type { SourceHealth } from './source-health.js';
+import { NodeReadinessReporter, type NodeReadinessReporterOptions } from '../node/node-readiness-reporter.js';
+import type { NodeStatusClient } from '../node/node-status-client.js';
 
 export interface ProxyAgentOptions {
   readonly config: KubeProxyConfiguration;
@@ -41,6 +44,16 @@ export interface ProxyAgentOptions {
   readonly sourceHealth?: SourceHealth;
   /** Where failed host setup (conntrack sysctls, oom_score_adj) is reported as Node events; none by default. */
   readonly events?: NodeEventRecorder;
+  /**
+   * Where the KubeProxyReady Node condition is written (the API source's client) and the families
+   * whose first sync it waits for; none for --manifests and --dry-run, which write nothing to a cluster.
+   */
+  readonly readiness?: {
+    readonly client: NodeStatusClient;
+    readonly families: readonly IPFamily[];
+    /** Test seams. */
+    readonly tuning?: Pick<NodeReadinessReporterOptions, 'checkIntervalMs' | 'heartbeatIntervalMs' | 'retry'>;
+  };
   /** /debug/trace and /debug/explain on the metrics server (the app's; none by default). */
   readonly debug?: DebugRoute;
   /** Test seams. */
@@ -72,10 +85,12 @@ export class ProxyAgent {
   private readonly listeners: ServiceHealthListeners | undefined;
   private readonly healthzServer: ManagedHttpServer | undefined;
   private readonly metricsServer: ManagedHttpServer | undefined;
+  private readonly readiness: NodeReadinessReporter | undefined;
 
   constructor(private readonly opts: ProxyAgentOptions) {
     const { config, mode, logger, clock, serve } = opts;
     this.health = new ProxierHealthTracker(clock, healthTimeoutMs(config, mode));
+    this.readiness = this.readinessReporter();
     this.metrics = new PromProxyMetrics({ clock, defaultMetrics: opts.defaultMetrics ?? true });
     this.nodeHandler = new NodeEligibilityHandler(opts.nodeName, this.health);
     this.listeners = serve.serviceHealthChecks
@@ -107,6 +122,23 @@ export class ProxyAgent {
     }
   }
 
+  /** The KubeProxyReady reporter over the same health state /healthz answers from; none without a client or in --dry-run. */
+  private readinessReporter(): NodeReadinessReporter | undefined {
+    const { readiness, dryRun, nodeName, mode, clock, logger } = this.opts;
+    if (!readiness || dryRun) return undefined;
+    return new NodeReadinessReporter({
+      nodeName,
+      mode,
+      families: readiness.families,
+      checker: this.health,
+      healthTimeoutMs: this.health.healthTimeoutMs,
+      client: readiness.client,
+      clock,
+      logger: logger.child({ component: 'node-readiness' }),
+      ...readiness.tuning,
+    });
+  }
+
   /** Makes the agent's parts resolvable by backends (all optional for them). */
   register(container: DependencyContainer): void {
     container.register(PROXIER_HEALTH_UPDATER, { useValue: this.health });
@@ -128,8 +160,11 @@ export class ProxyAgent {
     await checkBridgeNetfilter(sysctl, logger);
   }
 
-  /** Opens the healthz and metrics servers; rejects (ServerBindError) only with bindAddressHardFail. */
-  async start(): Promise<void> {
+  /**
+   * Opens the healthz and metrics servers; rejects (ServerBindError) only with bindAddressHardFail.
+   * With `firstSync` (the provider's: every family), the KubeProxyReady condition follows it.
+   */
+  async start(firstSync?: Promise<void>): Promise<void> {
     try {
       await this.healthzServer?.start();
       await this.metricsServer?.start();
@@ -137,10 +172,14 @@ export class ProxyAgent {
       await this.stop();
       throw err;
     }
+    if (!firstSync) return;
+    // A provider stopped before its first sync rejects it: that only means there is nothing to report.
+    firstSync.catch(() => undefined);
+    this.readiness?.start(firstSync);
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.healthzServer?.stop(), this.metricsServer?.stop(), this.listeners?.close()]);
+    await Promise.all([this.healthzServer?.stop(), this.metricsServer?.stop(), this.listeners?.close(), this.readiness?.stop()]);
   }
 
   /** Bound ports (tests bind port 0). */

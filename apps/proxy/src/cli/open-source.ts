@@ -9,6 +9,7 @@ import type { ObjectValidation } from '../sources/validating-handlers.js';
 // The API source loads @kubernetes/client-node (~0.6 s): imported only when the API is the source.
 import type { ApiSource } from '../sources/api/index.js';
 import { noopNodeEventRecorder, type NodeEventRecorder } from '../agent/index.js';
+import { apiNodeStatusClient, type NodeStatusClient } from '../node/node-status-client.js';
 
 export interface OpenedSource {
   readonly source: ManifestSource | ApiSource;
@@ -16,6 +17,8 @@ export interface OpenedSource {
   readonly apiSource: ApiSource | undefined;
   /** Node events about failed host setup: posted only through the API source, never in --dry-run. */
   readonly nodeEvents: NodeEventRecorder;
+  /** Where the KubeProxyReady Node condition is written: the API source's client, never in --dry-run. */
+  readonly nodeStatus: NodeStatusClient | undefined;
 }
 
 export async function openSource(
@@ -35,7 +38,7 @@ export async function openSource(
     });
     await manifests.loadInitial();
     logger.info('Loaded manifests', { path: options.manifests, ...manifests.counts() });
-    return { source: manifests, apiSource: undefined, nodeEvents: noopNodeEventRecorder };
+    return { source: manifests, apiSource: undefined, nodeEvents: noopNodeEventRecorder, nodeStatus: undefined };
   }
   const apiLogger = logger.child({ source: 'api' });
   const { ApiNodeEventRecorder, ApiSource, createKubeClient, watchTuningFromEnv } = await import('../sources/api/index.js');
@@ -57,5 +60,6 @@ export async function openSource(
   });
   await api.loadInitial();
   const nodeEvents = options.dryRun ? noopNodeEventRecorder : new ApiNodeEventRecorder({ api: client.api, nodeName, logger: apiLogger });
-  return { source: api, apiSource: api, nodeEvents };
+  const nodeStatus = options.dryRun ? undefined : apiNodeStatusClient(client.api);
+  return { source: api, apiSource: api, nodeEvents, nodeStatus };
 }

@@ -112,7 +112,7 @@ async function runProxy(
   if (options.cleanup) return duringInterruptibleWork(1, () => cleanupAll(registry, base, config, nodeName, host, logger));
 
   const objects = await openRunObjects(run, options, config, logger);
-  const { source, apiSource, nodeEvents, nodeIPs: ips, families, validation } = objects;
+  const { source, apiSource, nodeEvents, nodeStatus, nodeIPs: ips, families, validation } = objects;
 
   const plugin = await selectMode({ requested: config.mode, registry, host, logger, dryRun: options.dryRun, config });
   // As upstream, the IPVS deprecation also goes to the Node as a Warning event (never in --dry-run).
@@ -139,6 +139,8 @@ async function runProxy(
     clock: systemClock,
     sysctl: base.resolve<Sysctl>(SYSCTL),
     events: nodeEvents,
+    // The KubeProxyReady Node condition (API source only; not in --dry-run).
+    ...(nodeStatus ? { readiness: { client: nodeStatus, families } } : {}),
     debug: debugRoutes(debug),
     // /healthz (not /livez) also fails once the API server has been unreachable for the healthz timeout.
     ...(apiSource ? { sourceHealth: apiSourceHealth(apiSource, healthTimeoutMs(config, plugin.name)) } : {}),
@@ -154,7 +156,7 @@ async function runProxy(
   // Host tuning (oom_score_adj, conntrack sysctls) only once the backend accepted the run: a mode
   // that is refused (an unusable scheduler, a plugin whose register() throws) changes nothing.
   await agent.prepareHost();
-  await agent.start();
+  await agent.start(provider.firstSync());
 
   validation.useMetricsFrom(scope);
   const outcome = await serveUntilDone(options, configFileText, source, provider, agent, validation, debug.objects);

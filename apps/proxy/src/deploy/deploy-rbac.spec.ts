@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { readDeployDocuments, type ApiObject } from './testing/deploy-documents.js';
 
 /**
- * The grant, one row per (API group, resource): what the proxy calls and where, plus the two verbs the
+ * The grant, one row per (API group, resource): what the proxy calls and where, plus the verb the
  * deploy contract names for parity with upstream's system:node-proxier (issue 14: "nodes get/list/watch,
- * events create/patch"), which the code does not use today: a GET of the own Node, and PATCH of an
- * event (a repeated event is patched by client-go's recorder). Nothing else: no update, no delete, no
- * core-group events, no secrets, no wildcards.
+ * events create/patch") which the code does not use today: PATCH of an event (a repeated event is
+ * patched by client-go's recorder). Nothing else: no update, no delete, no core-group events, no
+ * secrets, no wildcards; of the Node, only its status subresource is written.
  */
 const USED: ReadonlyArray<{ group: string; resource: string; verbs: string[]; why: string }> = [
   { group: '', resource: 'services', verbs: ['list', 'watch'], why: 'Service informer (sources/api/api-source.ts)' },
@@ -17,11 +17,15 @@ const USED: ReadonlyArray<{ group: string; resource: string; verbs: string[]; wh
   { group: 'networking.k8s.io', resource: 'servicecidrs', verbs: ['list', 'watch'], why: 'ServiceCIDR informer (service-cidr-informer.ts)' },
   { group: 'events.k8s.io', resource: 'events', verbs: ['create'], why: 'Starting and host-setup Warning events, POST (birth-cry.ts)' },
 ];
+/** What the KubeProxyReady condition needs (apps/proxy/src/node/node-status-client.ts). */
+const USED_BY_NODE_CONDITION: ReadonlyArray<{ group: string; resource: string; verbs: string[]; why: string }> = [
+  { group: '', resource: 'nodes', verbs: ['get'], why: "one GET of the own Node, to keep a previous run's lastTransitionTime" },
+  { group: '', resource: 'nodes/status', verbs: ['patch'], why: 'strategic merge PATCH of the KubeProxyReady condition' },
+];
 const CONTRACT_EXTRAS: ReadonlyArray<{ group: string; resource: string; verbs: string[]; why: string }> = [
-  { group: '', resource: 'nodes', verbs: ['get'], why: 'the deploy contract (upstream node-proxier): nodes get/list/watch' },
   { group: 'events.k8s.io', resource: 'events', verbs: ['patch'], why: 'the deploy contract (upstream node-proxier): events create/patch' },
 ];
-const EXPECTED = [...USED, ...CONTRACT_EXTRAS];
+const EXPECTED = [...USED, ...USED_BY_NODE_CONDITION, ...CONTRACT_EXTRAS];
 
 const grants = (rows: ReadonlyArray<{ group: string; resource: string; verbs: readonly string[] }>): string[] =>
   rows.flatMap((r) => r.verbs.map((v) => `${r.group || 'core'}/${r.resource}: ${v}`)).sort();
@@ -63,11 +67,12 @@ describe('deploy/rbac.yaml', () => {
 // The drift guard: read the API paths and HTTP methods the source really uses, so a new informer or a
 // new write fails here until rbac.yaml (and the table) grant it, and a removed one until they drop it.
 const SOURCES = fileURLToPath(new URL('../sources/api', import.meta.url));
+const NODE = fileURLToPath(new URL('../node', import.meta.url));
 
-function sourceFiles(): Array<{ name: string; text: string }> {
-  return readdirSync(SOURCES)
+function sourceFiles(dir = SOURCES): Array<{ name: string; text: string }> {
+  return readdirSync(dir)
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'))
-    .map((f) => ({ name: f, text: stripComments(readFileSync(join(SOURCES, f), 'utf8')) }));
+    .map((f) => ({ name: f, text: stripComments(readFileSync(join(dir, f), 'utf8')) }));
 }
 
 function stripComments(ts: string): string {
@@ -98,5 +103,28 @@ describe('what apps/proxy/src/sources/api calls', () => {
       return [...f.text.matchAll(/['"`](\/apis?\/[^'"`\s]+)['"`]/g)].map((m) => ({ ...resourceOf(m[1]!), verbs: posts ? ['create'] : ['list', 'watch'] }));
     });
     expect([...new Set(grants(used))]).toEqual(grants(USED));
+  });
+});
+
+describe('what apps/proxy/src/node calls (the KubeProxyReady condition)', () => {
+  const files = sourceFiles(NODE);
+
+  /**
+   * Each `.request('METHOD', '/api…')` call with its path written out: a GET of a named object is `get`,
+   * a PATCH is `patch` of the path's resource or subresource (`nodes/status`). `${…}` is a name.
+   */
+  it('needs exactly nodes get and nodes/status patch, through our own client', () => {
+    const calls = files.flatMap((f) => [...f.text.matchAll(/\.request(?:<[^(]*>)?\(\s*'([A-Z]+)',\s*[`'"](\/apis?\/[^`'"\s]+)[`'"]/g)]);
+    const used = calls.map((m) => {
+      const [method, path] = [m[1]!, m[2]!];
+      const parts = path.split('/').filter(Boolean);
+      const rest = parts[0] === 'api' ? parts.slice(2) : parts.slice(3);
+      const [resource, name, sub] = rest;
+      expect({ path, named: name?.startsWith('${') }).toEqual({ path, named: true });
+      const verb = method === 'GET' ? 'get' : method === 'PATCH' ? 'patch' : `unexpected ${method}`;
+      return { group: parts[0] === 'api' ? '' : parts[1]!, resource: sub ? `${resource}/${sub}` : resource!, verbs: [verb] };
+    });
+    expect(grants(used)).toEqual(grants(USED_BY_NODE_CONDITION));
+    for (const f of files) expect({ file: f.name, usesGeneratedClient: /makeApiClient\(/.test(f.text) }).toEqual({ file: f.name, usesGeneratedClient: false });
   });
 });

@@ -14,6 +14,21 @@ describe('nft length limits', () => {
     expect(nftCommentText(name)).toBe(name.slice(0, 128));
   });
 
+  // Upstream's TestTruncateNFTablesComment vectors (proxier_test.go at kubernetes edca5633).
+  it.each([
+    ['short comment unchanged', 'kube-system/kube-dns:dns', 'kube-system/kube-dns:dns'],
+    ['exactly max length unchanged', 'a'.repeat(128), 'a'.repeat(128)],
+    ['too long gets truncated', 'a'.repeat(129), 'a'.repeat(128)],
+    [
+      'realistic long service name truncated',
+      'loft-acme-platform-services-team-dev-v-shared-workloads-ns-001/my-api-svc-x-my-api-namespace-x-acme-shared-vcluster--a1b2c3d4e:http',
+      'loft-acme-platform-services-team-dev-v-shared-workloads-ns-001/my-api-svc-x-my-api-namespace-x-acme-shared-vcluster--a1b2c3d4e:h',
+    ],
+  ])('upstream: %s', (_name, input, want) => {
+    expect(nftCommentText(input)).toBe(want);
+    expect(utf8Length(nftCommentText(input))).toBeLessThanOrEqual(COMMENT_BYTES_MAX);
+  });
+
   it('counts bytes, not UTF-16 units, and never splits a character', () => {
     // 127 ASCII bytes + "é" (2 bytes) is 128 characters but 129 bytes: nft refuses it.
     const text = 'a'.repeat(127) + 'é';

@@ -3,7 +3,7 @@
 // ServiceCIDR drops (TestProxier_OnServiceCIDRsChanged) and non-canonical addresses (TestBadIPs).
 import type { MemoryNft } from '../kernel/memory-nft.js';
 import { BASE_RULES } from '../testing/base-rules.js';
-import { makeTestEndpointSlice, makeTestService, newFakeProxier, normalizedLines, TEST_EXTERNAL_CLIENT, TEST_NODE_IP, TEST_NODE_IPS } from '../testing/fake-proxier.js';
+import { makeTestEndpointSlice, makeTestService, newFakeProxier, normalizedLines, TEST_EXTERNAL_CLIENT, TEST_NODE_IP, TEST_NODE_IPS, TEST_NODE_NAME } from '../testing/fake-proxier.js';
 import { runPacketFlows, type PacketFlowCase } from '../testing/packet-flow.js';
 
 const P = 'ip kube-proxy';
@@ -121,6 +121,58 @@ describe('nftables service options', () => {
     expect(v6.nft.table.rulesOf('cluster-ips-check')).toContain('ip6 daddr { fd00:10:96::/112,fd00:172:30::/112 } drop comment "Drop traffic to unallocated ClusterIPs"');
   });
 
+  // Upstream v1.36+ marks off-cluster traffic to every cluster IP with one rule heading `services`.
+  it.each([
+    { name: 'a pod-CIDR detector', options: {}, rule: 'ip daddr @cluster-ips ip saddr != 10.0.0.0/8 mark set mark or 0x4000 comment "masquerade clusterIP traffic from outside cluster"' },
+    { name: '--masquerade-all', options: { masqueradeAll: true }, rule: 'ip daddr @cluster-ips mark set mark or 0x4000 comment "masquerade clusterIP traffic from outside cluster"' },
+    { name: 'no detector', options: { noLocalDetector: true }, rule: undefined },
+  ])('heads services with the cluster-IP masquerade rule under $name', async ({ options, rule }) => {
+    const { proxier, nft } = newFakeProxier('IPv4', options);
+    proxier.onServiceAdd(makeTestService('ns1', 'svc1', (s) => Object.assign(s.spec, { clusterIP: '172.30.0.41', ports: [{ name: 'p80', port: 80, protocol: 'TCP' }] })));
+    proxier.onEndpointSliceAdd(oneEndpoint('10.180.0.1'));
+    await proxier.syncProxyRules();
+    const services = nft.table.rulesOf('services')!;
+    if (rule) expect(services[0]).toBe(rule);
+    expect(services.filter((r) => r.includes('@cluster-ips'))).toHaveLength(rule ? 1 : 0);
+    // Never in the service chain itself any more.
+    expect(nft.table.rulesOf('service-ULMVA6XW-ns1/svc1/tcp/p80')).toEqual(['meta l4proto tcp dnat to 10.180.0.1:80']);
+  });
+
+  // Partial syncs of an affinity Service: its endpoint chains and sets follow the endpoints, stale ones go a second later.
+  it('keeps endpoint chains under ClientIP affinity, and retires a removed endpoint\'s chain and set', async () => {
+    const { proxier, nft, clock } = newFakeProxier();
+    proxier.onServiceAdd(
+      makeTestService('ns1', 'svc1', (s) => Object.assign(s.spec, { clusterIP: '172.30.0.41', ports: [{ name: 'p80', port: 80, protocol: 'TCP' }], sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 10800 } } })),
+    );
+    const slice = (ips: string[]) =>
+      makeTestEndpointSlice('ns1', 'svc1', 1, (eps) => {
+        eps.addressType = 'IPv4';
+        eps.endpoints = ips.map((ip) => ({ addresses: [ip], nodeName: TEST_NODE_NAME }));
+        eps.ports = [{ name: 'p80', port: 80, protocol: 'TCP' }];
+      });
+    const two = slice(['10.0.0.11', '10.0.0.12']);
+    proxier.onEndpointSliceAdd(two);
+    await proxier.syncProxyRules();
+    const endpointChains = () => nft.table.chainNames().filter((c) => c.startsWith('endpoint-')).sort();
+    const [e11, e12] = endpointChains();
+    expect(e11).toContain('10.0.0.11/80');
+    // An endpoint chain: the affinity update, then the DNAT (no hairpin rule: the set does that now).
+    expect(nft.table.rulesOf(e11!)).toEqual([`update @${e11!.replace('endpoint-', 'affinity-')} { ip saddr }`, 'meta l4proto tcp dnat to 10.0.0.11:80']);
+    expect([...nft.table.elementsOf('hairpin-connections')!.keys()].sort()).toEqual(['10.0.0.11 . 10.0.0.11 . tcp . 80', '10.0.0.12 . 10.0.0.12 . tcp . 80']);
+
+    proxier.onEndpointSliceUpdate(two, slice(['10.0.0.11']));
+    await proxier.syncProxyRules();
+    // One endpoint left, with affinity: still a chain and a vmap (the plain DNAT is for Services without affinity).
+    expect(nft.table.rulesOf('service-ULMVA6XW-ns1/svc1/tcp/p80')!.at(-1)).toBe(`numgen random mod 1 vmap { 0 : goto ${e11} }`);
+    expect(nft.table.rulesOf(e12!)).toEqual([]);
+    expect([...proxier.tableState.staleChains.keys()]).toEqual([e12]);
+    expect([...nft.table.elementsOf('hairpin-connections')!.keys()]).toEqual(['10.0.0.11 . 10.0.0.11 . tcp . 80']);
+    expect(nft.table.setNames()).not.toContain(e12!.replace('endpoint-', 'affinity-'));
+    clock.advance(2000);
+    await proxier.syncProxyRules();
+    expect(endpointChains()).toEqual([e11]);
+  });
+
   // Ports upstream's TestBadIPs: leading zeros in Service and EndpointSlice addresses are written canonically.
   it('writes non-canonical addresses of services and slices in canonical form', async () => {
     const { proxier, nft } = newFakeProxier();
@@ -140,21 +192,16 @@ describe('nftables service options', () => {
     await proxier.syncProxyRules();
     const S = 'service-ULMVA6XW-ns1/svc1/tcp/p80';
     const X = 'external-ULMVA6XW-ns1/svc1/tcp/p80';
-    const E = 'endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80';
     const F = 'firewall-ULMVA6XW-ns1/svc1/tcp/p80';
     expect(normalizedLines(nft.table.dump())).toEqual(
       normalizedLines(
         BASE_RULES +
           [
             `add chain ${P} ${S}`,
-            `add rule ${P} ${S} ip daddr 172.30.0.41 ip saddr != 10.0.0.0/8 jump mark-for-masquerade`,
-            `add rule ${P} ${S} numgen random mod 1 vmap { 0 : goto ${E} }`,
+            `add rule ${P} ${S} meta l4proto tcp dnat to 10.180.0.1:80`,
             `add chain ${P} ${X}`,
-            `add rule ${P} ${X} jump mark-for-masquerade`,
+            `add rule ${P} ${X} mark set mark or 0x4000 comment "masquerade"`,
             `add rule ${P} ${X} goto ${S}`,
-            `add chain ${P} ${E}`,
-            `add rule ${P} ${E} ip saddr 10.180.0.1 jump mark-for-masquerade`,
-            `add rule ${P} ${E} meta l4proto tcp dnat to 10.180.0.1:80`,
             `add chain ${P} ${F}`,
             `add rule ${P} ${F} ip saddr != { 203.0.113.0/25 } drop`,
             `add element ${P} cluster-ips { 172.30.0.41 }`,

@@ -14,7 +14,6 @@ function table(extra: string[]): MemoryNftTable {
     `add chain ${P} nat-prerouting { type nat hook prerouting priority -100 ; }`,
     `add chain ${P} filter-forward { type filter hook forward priority 0 ; }`,
     `add chain ${P} filter-input { type filter hook input priority 0 ; }`,
-    `add chain ${P} mark-for-masquerade`,
     ...extra,
   ]);
   return t;
@@ -55,7 +54,7 @@ describe('packet-flow tracer', () => {
       `add chain ${P} s`,
       `add chain ${P} e1`,
       `add chain ${P} e2`,
-      `add rule ${P} e1 ip saddr 10.0.0.1 jump mark-for-masquerade`,
+      `add rule ${P} e1 ip saddr 10.0.0.1 mark set mark or 0x4000 comment "masquerade"`,
       `add rule ${P} e1 meta l4proto tcp dnat to 10.0.0.1:8080`,
       `add rule ${P} e2 meta l4proto tcp dnat to 10.0.0.2:8080`,
       `add rule ${P} s numgen random mod 2 vmap { 0 : goto e1 , 1 : goto e2 }`,
@@ -71,10 +70,27 @@ describe('packet-flow tracer', () => {
     expect(tracePacket(t, pkt('10.0.0.9', '172.30.0.1'), ['10.0.0.1'])).toMatchObject({ output: '10.0.0.1:8080, 10.0.0.2:8080', masq: false });
   });
 
+  it('reads the DNAT map of a service without endpoint chains, and masquerades a hairpin connection by the set', () => {
+    const t = table([
+      `add map ${P} svc { type ipv4_addr . inet_proto . inet_service : verdict ; }`,
+      `add set ${P} hairpin-connections { type ipv4_addr . ipv4_addr . inet_proto . inet_service ; }`,
+      `add chain ${P} s`,
+      `add rule ${P} s meta l4proto tcp dnat ip addr . port to numgen random mod 2 map { 0 : 10.0.0.1 . 8080 , 1 : 10.0.0.2 . 8080 }`,
+      `add rule ${P} nat-prerouting ip daddr . meta l4proto . th dport vmap @svc`,
+      `add element ${P} svc { 172.30.0.1 . tcp . 80 : goto s }`,
+      `add element ${P} hairpin-connections { 10.0.0.1 . 10.0.0.1 . tcp . 8080 }`,
+    ]);
+    expect(tracePacket(t, pkt('10.0.0.9', '172.30.0.1'), [])).toMatchObject({ output: '10.0.0.1:8080, 10.0.0.2:8080', masq: false });
+    // 10.0.0.1 reaching itself: source = destination after DNAT, in the set.
+    expect(tracePacket(t, pkt('10.0.0.1', '172.30.0.1'), [])).toMatchObject({ output: '10.0.0.1:8080, 10.0.0.2:8080', masq: true });
+    // 10.0.0.2 is not in the set (not a local endpoint): no hairpin masquerade.
+    expect(tracePacket(t, pkt('10.0.0.2', '172.30.0.1'), [])).toMatchObject({ masq: false });
+  });
+
   it('throws on a rule shape it does not know, rather than skipping it', () => {
     const t = table([`add rule ${P} nat-prerouting iifname "eth0" drop`]);
     expect(() => tracePacket(t, pkt('10.0.0.1', '10.0.0.2'), [])).toThrow(/does not understand "iifname/);
-    const t2 = table([`add rule ${P} nat-prerouting numgen random mod 3 vmap { 0 : goto mark-for-masquerade }`]);
+    const t2 = table([`add rule ${P} nat-prerouting numgen random mod 3 vmap { 0 : goto nat-prerouting }`]);
     expect(() => tracePacket(t2, pkt('10.0.0.1', '10.0.0.2'), [])).toThrow(/malformed endpoint vmap/);
   });
 

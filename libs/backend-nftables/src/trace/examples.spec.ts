@@ -29,20 +29,32 @@ describe.each(Object.entries(forms))('examples/ traced from the %s', (_form, sna
       'ip kube-proxy/nat-prerouting',
       'ip kube-proxy map service-ips element',
       'ip kube-proxy/services',
+      // The service chain DNATs by its map: no endpoint chains without affinity (upstream v1.36+).
       'ip kube-proxy/service-SUSTUHLJ-default/web/tcp/http',
-      'ip kube-proxy/endpoint-7FUMELAF-default/web/tcp/http__10.244.1.11/8080',
       'ip kube-proxy/filter-forward',
       'ip kube-proxy/filter-forward',
-      // Postrouting runs too, and the masquerading chain lets the unmarked packet go.
+      // Postrouting runs too; neither masquerading rule matches an unmarked, non-hairpin packet.
       'ip kube-proxy/nat-postrouting',
-      'ip kube-proxy/masquerading',
     ]);
     expect(t.path.some((s) => s.where === 'ip kube-proxy map service-ips element' && s.rule.startsWith('10.96.0.10 . tcp . 80 : goto service-'))).toBe(true);
   });
 
-  it('masquerades a hairpin connection (a pod reaching itself)', () => {
+  it('masquerades a hairpin connection (a pod reaching itself), by the hairpin-connections set', () => {
     const t = trace(pkt('10.244.1.11', '10.96.0.10', 80));
     expect(t).toMatchObject({ verdict: 'DNAT', masquerade: true, masqueradeReason: 'a pod reaching itself through the Service (hairpin) is masqueraded' });
+    expect(t.path.some((s) => s.where === 'ip kube-proxy/masquerading' && s.rule.includes('@hairpin-connections'))).toBe(true);
+    // 10.244.2.21 is on another node: not in the set, so reaching itself is not masqueraded here.
+    expect(trace(pkt('10.244.2.21', '10.96.0.10', 80)).masquerade).toBe(false);
+  });
+
+  it('DNATs a single-endpoint Service without a map (kubernetes PR #140723 / #140960)', () => {
+    // An external client to the external IP: masqueraded (policy Cluster), one endpoint.
+    const t = trace(pkt('198.51.100.7', '192.0.2.50', 8080));
+    expect(t).toMatchObject({ verdict: 'DNAT', service: 'default/api-ext:api', masquerade: true, endpoints: ['10.244.2.51:8080'] });
+    expect(t.choices.map((c) => c.probability)).toEqual([1]);
+    expect(t.path.some((s) => s.where === 'ip kube-proxy/service-5EBKJURJ-default/api-ext/tcp/api' && s.rule.includes('dnat to 10.244.2.51:8080'))).toBe(true);
+    // A pod to the cluster IP: not masqueraded.
+    expect(trace(pkt('10.244.1.50', '10.96.0.30', 8080))).toMatchObject({ verdict: 'DNAT', masquerade: false, endpoints: ['10.244.2.51:8080'] });
   });
 
   it('takes the OUTPUT path for the node itself, and masquerades NodePort traffic under policy Cluster', () => {
@@ -86,7 +98,8 @@ describe.each(Object.entries(forms))('examples/ traced from the %s', (_form, sna
     const objects = nftablesTracer.objectsOf(snapshot, 'default/web');
     expect(objects).toContainEqual({ kind: 'chain', name: 'ip kube-proxy/service-SUSTUHLJ-default/web/tcp/http', rules: 1, endpoints: ['10.244.1.11:8080', '10.244.1.12:8080', '10.244.2.21:8080'] });
     expect(objects).toContainEqual({ kind: 'map element', name: 'ip kube-proxy map service-ips element 10.96.0.10 . tcp . 80', rules: 1 });
-    expect(objects.filter((o) => o.kind === 'chain')).toHaveLength(8);
+    // Its two ports' service chains; no endpoint chains without affinity.
+    expect(objects.filter((o) => o.kind === 'chain')).toHaveLength(2);
   });
 });
 

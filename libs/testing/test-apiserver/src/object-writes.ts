@@ -59,14 +59,27 @@ export function createObject(store: ObjectStore, w: WriteRequest): KubeObject {
 
 export function replaceObject(store: ObjectStore, w: WriteRequest, name: string): KubeObject {
   const kind = w.target.resource.kind;
-  const obj = inPathNamespace(w.body, w.target);
+  const body = inPathNamespace(w.body, w.target);
+  const current = w.target.subresource === 'status' ? store.get(w.target.resource, w.target.namespace, name) : undefined;
+  if (w.target.subresource === 'status' && !current) throw new StoreError(`${w.target.resource.plural} "${name}" not found`, 404, 'NotFound');
+  const obj = current ? { ...statusOnly(current, body), metadata: { ...current.metadata, ...(body.metadata?.resourceVersion ? { resourceVersion: body.metadata.resourceVersion } : {}) } } : body;
   if (obj.metadata?.name !== undefined && obj.metadata.name !== name) throw new SyntaxError(`metadata.name "${obj.metadata.name}" does not match the path ("${name}")`);
   validateFields(kind, obj, w.fieldValidation);
   checkResourceVersion(store, w.target, name, obj);
   return store.update(w.target.resource, withDefaults(kind, { ...obj, metadata: { ...obj.metadata, name } }));
 }
 
-/** The patch (by Content-Type) applied to the stored object; undefined when there is no such object. */
+/** What a write to the status subresource commits: the stored object with only the new status. */
+function statusOnly(current: KubeObject, written: KubeObject): KubeObject {
+  const { status } = written as KubeObject & { status?: unknown };
+  const { status: _old, ...rest } = current as KubeObject & { status?: unknown };
+  return (status === undefined ? rest : { ...rest, status }) as KubeObject;
+}
+
+/**
+ * The patch (by Content-Type) applied to the stored object; undefined when there is no such object.
+ * On the status subresource only the patched status is kept (a Node condition patch merges by type).
+ */
 export function patchObject(store: ObjectStore, w: WriteRequest, name: string, contentType: string | undefined): KubeObject | undefined {
   const kind = w.target.resource.kind;
   const current = store.get(w.target.resource, w.target.namespace, name);
@@ -74,7 +87,7 @@ export function patchObject(store: ObjectStore, w: WriteRequest, name: string, c
   const text = typeof w.body === 'string' ? w.body : '';
   const patched = applyPatch(contentType, current as Json, JSON.parse(text === '' ? '{}' : text) as Json, kind);
   if (!isJsonObject(patched)) throw new PatchError('the patched object is not a JSON object');
-  const obj = patched as KubeObject;
+  const obj = w.target.subresource === 'status' ? statusOnly(current, patched as KubeObject) : (patched as KubeObject);
   if (obj.metadata?.name !== name) throw new PatchError(`a patch may not change metadata.name (${JSON.stringify(obj.metadata?.name)} ≠ "${name}")`);
   validateFields(kind, obj, w.fieldValidation);
   // A patch that carries metadata.resourceVersion is a precondition, as on the real server.

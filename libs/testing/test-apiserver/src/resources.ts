@@ -37,10 +37,18 @@ export interface ParsedPath {
   /** Set for namespaced paths (`/namespaces/{ns}/...`); undefined for cluster-wide ones. */
   readonly namespace?: string;
   readonly name?: string;
+  /**
+   * `status` for `…/{name}/status`: a write there changes only the object's status (the rest of the
+   * body is ignored), as on the real server; the path kube-proxy's KubeProxyReady condition is patched on.
+   */
+  readonly subresource?: 'status';
 }
 
+/** The kinds served with a status subresource (Node conditions are written there). */
+const WITH_STATUS = new Set(['nodes', 'services']);
+
 /**
- * Recognises `/api/v1/[namespaces/{ns}/]{plural}[/{name}]` and
+ * Recognises `/api/v1/[namespaces/{ns}/]{plural}[/{name}[/status]]` and
  * `/apis/{group}/{version}/[namespaces/{ns}/]{plural}[/{name}]`. Anything else is undefined (404).
  */
 export function parseResourcePath(pathname: string): ParsedPath | undefined {
@@ -63,9 +71,15 @@ export function parseResourcePath(pathname: string): ParsedPath | undefined {
     namespace = tail[1];
     tail = tail.slice(2);
   }
-  if (tail.length < 1 || tail.length > 2) return undefined;
+  const status = tail.length === 3 && tail[2] === 'status' && WITH_STATUS.has(tail[0]!);
+  if (tail.length < 1 || (tail.length > 2 && !status)) return undefined;
   const resource = RESOURCES.find((r) => r.group === group && r.version === version && r.plural === tail[0]);
   if (!resource) return undefined;
   if (namespace !== undefined && !resource.namespaced) return undefined;
-  return { resource, ...(namespace !== undefined ? { namespace } : {}), ...(tail[1] !== undefined ? { name: tail[1] } : {}) };
+  return {
+    resource,
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(tail[1] !== undefined ? { name: tail[1] } : {}),
+    ...(status ? { subresource: 'status' as const } : {}),
+  };
 }

@@ -239,6 +239,32 @@ describe('TestApiServer', () => {
       expect((await put('/api/v1/namespaces/default/services/none', {}, 'PATCH', 'application/merge-patch+json')).status).toBe(404);
     });
 
+    it('PATCH of nodes/{name}/status merges conditions by type and changes nothing but the status', async () => {
+      const ready = { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: '2026-12-06T17:00:00Z', lastTransitionTime: '2026-12-06T16:00:00Z' };
+      server.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, spec: { podCIDR: '10.244.0.0/24' }, status: { conditions: [ready] } });
+      const w = await watch(`/api/v1/nodes?watch=true&resourceVersion=${server.resourceVersion()}`);
+      const cond = { type: 'KubeProxyReady', status: 'True', reason: 'RulesProgrammed', message: 'm', lastHeartbeatTime: '2026-12-06T17:01:00Z', lastTransitionTime: '2026-12-06T17:01:00Z' };
+      const smp = 'application/strategic-merge-patch+json';
+      // A spec change in a status write is ignored, as on the real server.
+      const r = await put('/api/v1/nodes/node-1/status', { spec: { podCIDR: '10.9.0.0/24' }, status: { conditions: [cond] } }, 'PATCH', smp);
+      expect(r.status).toBe(200);
+      const stored = server.get({ kind: 'Node', metadata: { name: 'node-1' } }) as KubeObject & { spec: unknown; status: { conditions: unknown[] } };
+      expect(stored.status.conditions).toEqual([ready, cond]);
+      expect(stored.spec).toEqual({ podCIDR: '10.244.0.0/24' });
+      // The same type again replaces that condition only.
+      await put('/api/v1/nodes/node-1/status', { status: { conditions: [{ ...cond, status: 'False', reason: 'SyncFailing' }] } }, 'PATCH', smp);
+      expect((server.get({ kind: 'Node', metadata: { name: 'node-1' } }) as unknown as { status: { conditions: Array<{ type: string; status: string }> } }).status.conditions.map((c) => `${c.type}=${c.status}`)).toEqual([
+        'Ready=True',
+        'KubeProxyReady=False',
+      ]);
+      await waitUntil(() => w.events.length === 2);
+      expect(w.events.map((e) => e.type)).toEqual(['MODIFIED', 'MODIFIED']);
+      expect((await getJson(`${server.url}/api/v1/nodes/node-1/status`)).body.metadata?.name).toBe('node-1');
+      expect((await put('/api/v1/nodes/none/status', { status: {} }, 'PATCH', smp)).status).toBe(404);
+      expect((await put('/api/v1/nodes/node-1/status', {}, 'POST')).status).toBe(405);
+      expect((await getJson(`${server.url}/api/v1/nodes/node-1/other`)).status).toBe(404);
+    });
+
     it('PUT with a stale resourceVersion is a 409 Conflict; POST of an existing name is 409 AlreadyExists', async () => {
       const created = server.create(svc('web'));
       server.update(svc('web', { v: '2' }));

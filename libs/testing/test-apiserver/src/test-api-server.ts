@@ -328,6 +328,7 @@ export class TestApiServer {
           if (q.get('watch') === 'true' || q.get('watch') === '1') return this.watch(res, target, q);
           return this.listAll(res, target, q);
         case 'POST':
+          if (target.subresource) return this.sendStatus(res, 405, `POST is not supported on ${target.resource.plural}/${target.subresource}`);
           return this.json(res, 201, createObject(this.store, { target, body: await readJson(req), fieldValidation: q.get('fieldValidation') }));
         case 'PUT':
           if (target.name === undefined) return this.sendStatus(res, 405, 'PUT needs an object name in the path');
@@ -341,6 +342,7 @@ export class TestApiServer {
         }
         case 'DELETE':
           if (target.name === undefined) return this.sendStatus(res, 405, 'collection delete is not supported');
+          if (target.subresource) return this.sendStatus(res, 405, `DELETE is not supported on ${target.resource.plural}/${target.subresource}`);
           // The body, if any, is DeleteOptions (propagationPolicy, gracePeriodSeconds): nothing here waits
           // for finalizers or dependents, so every deletion is immediate and returns the object.
           await readBody(req);

@@ -15,6 +15,7 @@
 //                        {"id":7,"op":"requests","since":<epoch ms>}   (method, path, query, contentType, at)
 //                        {"id":8,"op":"batch","ops":[{...}, ...]}     (in order, nothing in between)
 //                        {"id":9,"op":"events"}                      (every Event posted, oldest first)
+//                        {"id":10,"op":"get","object":{"kind":"Node","metadata":{"name":"n"}}}  (result.object, or null)
 //   stdout, one per command: {"id":1,"ok":true,"result":{...}} or {"id":1,"ok":false,"error":"..."}
 // Every ack carries `activeWatches` and `resourceVersion` (the server's state right after the command).
 //
@@ -103,6 +104,8 @@ async function handle(cmd) {
       return { requests: server.requestsWhere((r) => r.at >= Number(cmd.since ?? 0)) };
     case 'events':
       return { events: server.events() };
+    case 'get':
+      return { object: server.get(cmd.object) ?? null };
     case 'batch': {
       const results = [];
       for (const op of cmd.ops ?? []) results.push(await handle(op));

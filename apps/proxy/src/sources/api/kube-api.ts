@@ -19,12 +19,14 @@ export interface ApiRequestOptions {
   readonly query?: Readonly<Record<string, string | undefined>>;
   readonly body?: unknown;
   readonly signal?: AbortSignal;
+  /** The body's media type; PATCH needs one naming the patch kind (default application/json). */
+  readonly contentType?: string;
 }
 
 const USER_AGENT = 'kube-proxy-ts';
 
 /**
- * Plain JSON requests (list, get, create) with the KubeConfig's server, TLS and credentials.
+ * Plain JSON requests (list, get, create, patch) with the KubeConfig's server, TLS and credentials.
  * client-node's generated API classes would convert objects into model classes (Date fields etc.),
  * while its Watch hands out parsed JSON; using raw JSON for lists too gives handlers one object
  * shape from every path. Every request is rate limited and bounded by a timeout.
@@ -41,7 +43,7 @@ export class KubeApi {
     return this.kc.getCurrentCluster()?.server ?? '';
   }
 
-  async request<T>(method: 'GET' | 'POST', path: string, opts: ApiRequestOptions = {}): Promise<T> {
+  async request<T>(method: 'GET' | 'POST' | 'PATCH', path: string, opts: ApiRequestOptions = {}): Promise<T> {
     const cluster = this.kc.getCurrentCluster();
     if (!cluster) throw new Error('no current cluster in the kubeconfig');
     const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs);
@@ -56,7 +58,7 @@ export class KubeApi {
       headers: {
         Accept: 'application/json',
         'User-Agent': USER_AGENT,
-        ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {}),
+        ...(body !== undefined ? { 'Content-Type': opts.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(body) } : {}),
       },
     };
     // Fills in CA, client certificates, bearer token / auth providers and the (proxy) agent.

@@ -1,33 +1,13 @@
-import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
-import type { KubeProxyConfigurationInput } from '../../config/defaults.js';
+import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { explainTestConfig, explainTestNode, explainTestService, explainTestSlice } from '../../testing/explain-objects.js';
-import type { IPFamily } from '../model/protocol.js';
+import { EXPLAIN_NODE, explainOnNode, externalClass, internalClass, onlyPort } from '../../testing/explain-harness.js';
 import { explainService } from './explain-service.js';
-import type { PortExplanation, ServiceExplanation, TrafficClassExplanation } from './service-explanation.js';
+import type { TrafficClassExplanation } from './service-explanation.js';
 
-const NODE = 'node-1';
-
-function explain(
-  service: V1Service,
-  slices: V1EndpointSlice[],
-  o: { config?: KubeProxyConfigurationInput; node?: V1Node; addresses?: string[]; families?: IPFamily[]; nodeIPs?: Partial<Record<IPFamily, string>> } = {},
-): ServiceExplanation {
-  return explainService({
-    service,
-    endpointSlices: slices,
-    node: { name: NODE, object: o.node ?? explainTestNode(NODE, { addresses: ['10.0.0.1'] }), ...(o.addresses ? { addresses: o.addresses } : {}), ...(o.nodeIPs ? { nodeIPs: o.nodeIPs } : {}) },
-    config: explainTestConfig(o.config ?? { mode: 'iptables' }),
-    families: o.families ?? ['IPv4'],
-  });
-}
-
-function onlyPort(x: ServiceExplanation): PortExplanation {
-  expect(x.ports).toHaveLength(1);
-  return x.ports[0] as PortExplanation;
-}
-
-const internal = (p: PortExplanation): TrafficClassExplanation => p.trafficClasses[0] as TrafficClassExplanation;
-const external = (p: PortExplanation): TrafficClassExplanation => p.trafficClasses[1] as TrafficClassExplanation;
+const NODE = EXPLAIN_NODE;
+const explain = explainOnNode;
+const internal = internalClass;
+const external = externalClass;
 const reasons = (tc: TrafficClassExplanation): Record<string, string> => Object.fromEntries(tc.excluded.map((x) => [x.endpoint, x.reason]));
 
 describe('explainService: endpoints and why some are left out', () => {
