@@ -33,14 +33,48 @@ describe('HostNft', () => {
     expect((err as NftRunError).message).toMatch(/No such file or directory/);
   });
 
-  it('finds the table by its cluster-ips set in a terse JSON listing (cheap at any table size)', async () => {
-    const sets = (table: string) =>
-      `{"nftables": [{"metainfo": {}}, {"set": {"family": "ip6", "name": "cluster-ips", "table": "${table}", "type": "ipv6_addr"}}]}`;
-    const exec = new FakeCommandExecutor().on({ command: 'nft', args: ['-j', '-t', 'list', 'sets', 'ip6'] }, { stdout: sets('kube-proxy') });
+  it('finds the table by a terse listing of its own cluster-ips set, never a family-wide listing', async () => {
+    const set = '{"nftables": [{"metainfo": {}}, {"set": {"family": "ip6", "name": "cluster-ips", "table": "kube-proxy", "type": "ipv6_addr"}}]}';
+    const exec = new FakeCommandExecutor().on({ command: 'nft', args: ['-j', '-t', 'list', 'set', 'ip6', 'kube-proxy', 'cluster-ips'] }, { stdout: set });
     expect(await new HostNft(exec, 'ip6').tableExists()).toBe(true);
-    const other = new FakeCommandExecutor().setDefault({ stdout: sets('kube-proxy-other') });
-    expect(await new HostNft(other, 'ip6').tableExists()).toBe(false);
+    const absent = new FakeCommandExecutor().setDefault({ exitCode: 1, stderr: 'Error: No such file or directory\nlist set ip kube-proxy cluster-ips\n' });
+    expect(await new HostNft(absent, 'ip').tableExists()).toBe(false);
     const failing = new FakeCommandExecutor().setDefault({ exitCode: 1, stderr: 'Error: Operation not permitted' });
     await expect(new HostNft(failing, 'ip').tableExists()).rejects.toThrow(NftRunError);
+  });
+
+  it('reads a restart\'s state naming only its own table: one terse `list table`, then one `list set|map` per shared container', async () => {
+    const table = JSON.stringify({
+      nftables: [
+        { metainfo: {} },
+        { table: { family: 'ip', name: 'kube-proxy' } },
+        { set: { family: 'ip', name: 'cluster-ips', table: 'kube-proxy', type: 'ipv4_addr' } },
+        { set: { family: 'ip', name: 'affinity-x', table: 'kube-proxy', type: 'ipv4_addr', timeout: 10800 } },
+        { chain: { family: 'ip', table: 'kube-proxy', name: 'nat-prerouting', type: 'nat', hook: 'prerouting', prio: -100 } },
+        { chain: { family: 'ip', table: 'kube-proxy', name: 'service-ABC-ns/svc/tcp/p' } },
+        { rule: { family: 'ip', table: 'kube-proxy', chain: 'nat-prerouting', expr: [] } },
+      ],
+    });
+    const elements = '{"nftables": [{"metainfo": {}}, {"set": {"family": "ip", "name": "cluster-ips", "table": "kube-proxy", "elem": ["10.0.0.1"]}}]}';
+    const exec = new FakeCommandExecutor()
+      .on({ command: 'nft', args: ['-j', '-t', 'list', 'table', 'ip', 'kube-proxy'] }, { stdout: table })
+      .on({ command: 'nft', args: ['-j', 'list', 'set', 'ip', 'kube-proxy', 'cluster-ips'] }, { stdout: elements })
+      .setDefault({ exitCode: 1, stderr: 'Error: No such file or directory' });
+    const state = await new HostNft(exec, 'ip').readState();
+    expect(state?.chains).toEqual([{ name: 'nat-prerouting', base: { type: 'nat', hook: 'prerouting', priority: -100 } }, { name: 'service-ABC-ns/svc/tcp/p' }]);
+    expect([...(state?.sets ?? [])]).toEqual([['cluster-ips', 0], ['affinity-x', 10800]]);
+    expect([...(state?.elements.get('cluster-ips') ?? [])]).toEqual([['10.0.0.1', '10.0.0.1']]);
+    // hairpin-connections (v1.36+) is a set, the service containers otherwise maps
+    expect(exec.calls.map((c) => c.args.join(' '))).toEqual(expect.arrayContaining(['-j list set ip kube-proxy hairpin-connections', '-j list map ip kube-proxy service-ips']));
+    for (const call of exec.calls) {
+      expect(call.args.slice(0, 4).filter((a) => a !== '-t')).toEqual(expect.arrayContaining(['-j', 'list']));
+      // every listing names family and our table right after the object kind
+      const kind = call.args.indexOf('list') + 1;
+      expect(call.args.slice(kind + 1, kind + 3)).toEqual(['ip', 'kube-proxy']);
+      expect(call.args).not.toEqual(expect.arrayContaining(['ruleset']));
+      expect(['table', 'set', 'map']).toContain(call.args[kind]);
+    }
+    const absent = new FakeCommandExecutor().setDefault({ exitCode: 1, stderr: 'Error: No such file or directory\nlist table ip kube-proxy\n' });
+    expect(await new HostNft(absent, 'ip').readState()).toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import { TABLE_NAME, type NftFamily } from '../nft/nft-objects.js';
 import type { NftTransaction } from '../nft/nft-transaction.js';
 import { assertOneLine } from '../render/render-guards.js';
 import { SERVICE_CONTAINERS, SET } from '../render/table-names.js';
+import { ourElementsArgs, ourSetArgs, ourTableArgs } from './own-table-listing.js';
 import { chainsFromJson, elementsFromJson, setsFromJson, type KernelTableState } from './kernel-table-state.js';
 import { NftRunError, type NftInterface } from './nft-interface.js';
 
@@ -45,45 +46,41 @@ export class HostNft implements NftInterface {
   }
 
   /**
-   * Our table is there when its `cluster-ips` set is (every table we write declares it). Found
-   * with a terse listing of the family's sets: ~40 ms at 10,000 services, where nft 1.0.6 takes
-   * ~5 s for `list tables` (it fetches the whole ruleset first).
+   * Our table is there when its `cluster-ips` set is (every table we write declares it): a terse
+   * listing of that one set, which nft answers without fetching any other table's objects.
    */
   async tableExists(): Promise<boolean> {
-    return (await this.namedSets()) !== null;
-  }
-
-  /** Named sets of our table with their timeouts; null when the table (its cluster-ips set) is absent. */
-  private async namedSets(): Promise<Map<string, number> | null> {
-    const result = await this.executor.run(this.binary, ['-j', '-t', 'list', 'sets', this.family], { timeoutMs: LIST_TIMEOUT_MS });
-    if (result.exitCode !== 0) throw new NftRunError(`nft -j -t list sets failed: ${describe(result)}`);
-    const sets = setsFromJson(result.stdout, this.family, TABLE_NAME);
-    return sets.has(SET.clusterIPs) ? sets : null;
+    return (await this.listOurs(ourSetArgs(this.family))) !== null;
   }
 
   /**
-   * Reads what a restart needs, in JSON (nft's stable output): chain names and base-chain hooks,
-   * named sets (terse: without -t nft also dumps every service's anonymous vmap, one request per
-   * set, 3 s at 10,000 services instead of 40 ms), and the elements of the shared sets and maps.
-   * At 10,000 services: ~0.5 s for the chains, ~0.2 s for the elements; the rules are never read
+   * Reads what a restart needs, in JSON (nft's stable output), naming only our table (#136786: an
+   * older nft can crash parsing what a newer nft wrote into other tables; `list chains ip` or
+   * `list sets ip` fetch every table of the family): one terse `list table` for the chain names,
+   * base-chain hooks and named sets (terse: no set contents, and no anonymous vmap of every service),
+   * then the elements of the shared sets and maps, one `list set|map` each. The rules are ignored
    * (the table's chains are rewritten anyway).
    */
   async readState(): Promise<KernelTableState | null> {
-    const sets = await this.namedSets();
-    if (sets === null) return null;
-    const json = async (args: string[]): Promise<string | null> => {
-      const result = await this.executor.run(this.binary, ['-j', ...args], { timeoutMs: LIST_TIMEOUT_MS });
-      if (result.exitCode === 0) return result.stdout;
-      if (/No such file or directory/i.test(result.stderr)) return null;
-      throw new NftRunError(`nft -j ${args.join(' ')} failed: ${describe(result)}`);
-    };
-    const chains = chainsFromJson((await json(['list', 'chains', this.family])) ?? '{}', this.family, TABLE_NAME);
+    const table = await this.listOurs(ourTableArgs(this.family));
+    if (table === null) return null;
+    const sets = setsFromJson(table, this.family, TABLE_NAME);
+    if (!sets.has(SET.clusterIPs)) return null;
+    const chains = chainsFromJson(table, this.family, TABLE_NAME);
     const elements = new Map<string, ReadonlyMap<string, string>>();
     for (const name of [...SERVICE_CONTAINERS, SET.nodePortIPs]) {
-      const kind = name === SET.clusterIPs || name === SET.nodePortIPs ? 'set' : 'map';
-      const text = await json(['list', kind, this.family, TABLE_NAME, name]);
+      const kind = (Object.values(SET) as string[]).includes(name) ? 'set' : 'map';
+      const text = await this.listOurs(ourElementsArgs(this.family, kind, name));
       if (text !== null) elements.set(name, elementsFromJson(text, kind, this.family, TABLE_NAME));
     }
     return { chains, sets, elements };
+  }
+
+  /** stdout of `nft ARGS`; null when nft says the object is not there. */
+  private async listOurs(args: readonly string[]): Promise<string | null> {
+    const result = await this.executor.run(this.binary, [...args], { timeoutMs: LIST_TIMEOUT_MS });
+    if (result.exitCode === 0) return result.stdout;
+    if (result.spawnError === undefined && /No such file or directory/i.test(result.stderr)) return null;
+    throw new NftRunError(`nft ${args.join(' ')} failed: ${describe(result)}`);
   }
 }

@@ -13,6 +13,7 @@ function row(over: Partial<NftBenchRow> = {}): NftBenchRow {
     partialFloorMs: [20, 18, 22],
     restart: fig(50_000, 49_000, 180_002, 1),
     endToEndMs: 14_000,
+    endToEndRssMb: 190.4,
     ...over,
   };
 }
@@ -46,7 +47,11 @@ describe('nft bench report', () => {
 
   it('judges kube-proxy --once against 15 s, and prints a dash when it was not run', () => {
     expect(formatReport([row({ endToEndMs: 16_000 })], []).join('\n')).toContain('16.00 s (MISSES)');
-    expect(formatReport([row({ endToEndMs: null })], []).join('\n')).toMatch(/\| – \|$/m);
+    expect(formatReport([row({ endToEndMs: null, endToEndRssMb: null })], []).join('\n')).toMatch(/\| – \| – \|$/m);
+  });
+
+  it("reports kube-proxy --once's peak RSS beside its time", () => {
+    expect(formatReport([row()], []).join('\n')).toMatch(/14\.00 s \(meets\) \| 190 MB \|$/m);
   });
 
   it('marks the fastest batch size of a sweep', () => {

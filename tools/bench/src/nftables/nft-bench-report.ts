@@ -29,6 +29,8 @@ export interface NftBenchRow {
   readonly restart: SyncFigure;
   /** `bin/kube-proxy --proxy-mode=nftables --manifests=DIR --once`, spawn → exit, empty table; null if not run. */
   readonly endToEndMs: number | null;
+  /** That run's peak RSS in MB (GNU time); null if not run or not measurable. */
+  readonly endToEndRssMb: number | null;
 }
 
 export interface BatchFigure {
@@ -93,8 +95,8 @@ function formatRows(rows: readonly NftBenchRow[]): string[] {
   }
   out.push('');
   out.push(`Steady state, restart, end to end (targets: partial ≤ ${TARGETS.partialOverFloor}× floor; start → all rules in the kernel ≤ ${TARGETS.startToKernelMs / 1000} s)`);
-  out.push('| services | full sync, no change | its ops | partial (1 endpoint) | partial floor (nft -f) | partial / floor | restart (takes the table over) | restart ops | kube-proxy --once |');
-  out.push('|---|---|---|---|---|---|---|---|---|');
+  out.push('| services | full sync, no change | its ops | partial (1 endpoint) | partial floor (nft -f) | partial / floor | restart (takes the table over) | restart ops | kube-proxy --once | its peak RSS |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const p = r.partial.map((x) => x.totalMs);
     const pm = median(p);
@@ -102,7 +104,7 @@ function formatRows(rows: readonly NftBenchRow[]): string[] {
     const e2e = r.endToEndMs === null ? '–' : `${fmtMs(r.endToEndMs)} (${verdict(r.endToEndMs <= TARGETS.startToKernelMs)})`;
     out.push(
       `| ${r.services} | ${fmtMs(r.fullSync.totalMs)} | ${r.fullSync.operations} in ${r.fullSync.transactions} tx | ${fmtMs(pm)} ${brackets(p)} | ${fmtMs(fm)} ${brackets(r.partialFloorMs)} | ` +
-        `${fmtRatio(pm, fm)} (${verdict(pm <= TARGETS.partialOverFloor * fm)}) | ${fmtMs(r.restart.totalMs)} (kernel ${fmtMs(r.restart.kernelMs)}, reads ${fmtMs(r.restart.readMs)}) | ${r.restart.operations} in ${r.restart.transactions} tx | ${e2e} |`,
+        `${fmtRatio(pm, fm)} (${verdict(pm <= TARGETS.partialOverFloor * fm)}) | ${fmtMs(r.restart.totalMs)} (kernel ${fmtMs(r.restart.kernelMs)}, reads ${fmtMs(r.restart.readMs)}) | ${r.restart.operations} in ${r.restart.transactions} tx | ${e2e} | ${r.endToEndRssMb === null ? '–' : `${r.endToEndRssMb.toFixed(0)} MB`} |`,
     );
   }
   return out;

@@ -23,7 +23,7 @@ import { NftNamespace, withNamespace } from './nft-netns.js';
 import { RecordingNft, kernelMs, type RecordedRun } from './recording-nft.js';
 import { benchNode, loadedNftProxier } from './nft-bench-proxier.js';
 import { coldStartAtBatch } from './nft-cold-start-sweep.js';
-import { kubeProxyOnceMs, writeClusterManifests } from './nft-proxy-once.js';
+import { kubeProxyOnce, writeClusterManifests, type OnceFigure } from './nft-proxy-once.js';
 import { formatReport, medianFigure, type BatchFigure, type NftBenchRow, type SyncFigure } from './nft-bench-report.js';
 import { scaleCluster, sliceOf, type ScaleCluster } from '../common/scale-cluster.js';
 
@@ -120,20 +120,20 @@ async function measure(n: number, dir: string, once: boolean): Promise<{ row: Nf
     await expectServices(live, n, 'restart');
     log(`  ${n}: restart ${restart.figure.totalMs.toFixed(0)} ms`);
 
-    let endToEndMs: number | null = null;
+    let endToEnd: OnceFigure | null = null;
     if (once) {
       const manifests = mkdtempSync(join(dir, 'manifests-'));
       writeClusterManifests(manifests, n, ENDPOINTS_PER_SERVICE);
-      endToEndMs = await withNamespace(NS('4'), async (ns) => {
-        const ms = await kubeProxyOnceMs(ns.executor, manifests);
+      endToEnd = await withNamespace(NS('4'), async (ns) => {
+        const figure = await kubeProxyOnce(ns.executor, manifests);
         await expectServices(ns, n, 'kube-proxy --once');
-        return ms;
+        return figure;
       });
       rmSync(manifests, { recursive: true, force: true });
-      log(`  ${n}: kube-proxy --once ${endToEndMs.toFixed(0)} ms`);
+      log(`  ${n}: kube-proxy --once ${endToEnd.ms.toFixed(0)} ms, peak RSS ${endToEnd.maxRssMb?.toFixed(0) ?? '?'} MB`);
     }
     return {
-      row: { services: n, cold: cold.figure, floorBatchedMs, floorOneTxMs, fullSync: full.figure, partial, partialFloorMs, restart: restart.figure, endToEndMs },
+      row: { services: n, cold: cold.figure, floorBatchedMs, floorOneTxMs, fullSync: full.figure, partial, partialFloorMs, restart: restart.figure, endToEndMs: endToEnd?.ms ?? null, endToEndRssMb: endToEnd?.maxRssMb ?? null },
       coldText,
     };
   } finally {
