@@ -67,7 +67,7 @@ describe('IptablesProxier and the PreferSameTrafficDistribution feature gate', (
     expect(await endpointChainsUsed({ PreferSameTrafficDistribution: false })).toEqual(['10.244.1.11', '10.244.1.12']);
   });
 
-  it('AllBeta=false turns the beta gate off too', async () => {
-    expect(await endpointChainsUsed({ AllBeta: false })).toEqual(['10.244.1.11', '10.244.1.12']);
+  it('AllBeta=false leaves it on: the gate is GA since v1.35, and AllBeta only reaches beta gates', async () => {
+    expect(await endpointChainsUsed({ AllBeta: false })).toEqual(['10.244.1.11']);
   });
 });

@@ -192,7 +192,7 @@ describe('nftables localhost NodePorts (KEP-6032)', () => {
       '{"nftables": [{"map": {"family": "ip", "name": "localhost-nodeport-reject-ports", "table": "kube-proxy", "type": ["inet_proto", "inet_service"], "map": "verdict", "elem": [[{"concat": ["tcp", 30080]}, {"goto": {"target": "localhost-nodeport-reject-tcp"}}]]}}]}';
     const exec = new FakeCommandExecutor()
       .setDefault({ stdout: '{"nftables": []}' })
-      .on({ command: 'nft', args: ['-j', '-t', 'list', 'sets', 'ip'] }, { stdout: sets })
+      .on({ command: 'nft', args: ['-j', '-t', 'list', 'table', 'ip', 'kube-proxy'] }, { stdout: sets })
       .on({ command: 'nft', args: ['-j', 'list', 'map', 'ip', 'kube-proxy', 'localhost-nodeport-reject-ports'] }, { stdout: map });
     const state = await new HostNft(exec, 'ip').readState();
     expect([...(state?.elements.get('localhost-nodeport-reject-ports') ?? [])]).toEqual([['tcp . 30080', 'tcp . 30080 : goto localhost-nodeport-reject-tcp']]);
