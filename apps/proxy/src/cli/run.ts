@@ -219,6 +219,8 @@ async function serveUntilDone(
     options.once ? provider.firstSync().then(() => 'synced' as const) : new Promise<never>(() => undefined),
     configChanged,
   ]);
+  // --once exits with the table a running proxy converges to (e.g. flushed old chains deleted).
+  if (outcome === 'synced') await provider.settled?.();
   configWatch?.stop();
   clearInterval(keepAlive);
   source.stop();

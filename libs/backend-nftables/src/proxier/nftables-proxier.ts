@@ -251,6 +251,17 @@ export class NftablesProxier extends SyncingProxier {
     if (this.table.staleChains.size > 0 && !this.stopped) this.runner.retryAfter(STALE_CHAIN_DELAY_MS + 100);
   }
 
+  /**
+   * Resolves when no flushed chain waits for deletion (the sync afterSync scheduled has run), or after
+   * a bound of a few deletion delays, or when stopped: for --once, which exits right after.
+   */
+  async settled(): Promise<void> {
+    const deadline = Date.now() + 5 * (STALE_CHAIN_DELAY_MS + 100);
+    while (this.table.staleChains.size > 0 && !this.stopped && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   /** Upstream's separate stale-chain transaction: its failure is counted, never fails the sync. */
   private async deleteStaleChains(now: number): Promise<void> {
     const step = this.table.staleChainCleanup(now);

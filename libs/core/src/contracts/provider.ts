@@ -16,6 +16,12 @@ export interface Provider extends ServiceHandler, EndpointSliceHandler, NodeHand
    */
   firstSync(): Promise<void>;
   /**
+   * Resolves once the work a sync deferred to a later one is done (nftables deletes the chains a sync
+   * flushed a second later, as upstream). --once waits for it, so that it exits with the table a
+   * running proxy would converge to. Optional: a provider that defers nothing need not have it.
+   */
+  settled?(): Promise<void>;
+  /**
    * ServiceCIDRHandler. Optional so that plugins written against the first version of this contract
    * still type-check; the host app watches ServiceCIDRs only for a provider that has it.
    */

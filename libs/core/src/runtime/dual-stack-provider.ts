@@ -29,6 +29,11 @@ export class DualStackProvider implements Provider {
     await Promise.all(this.providers.map((p) => p.firstSync()));
   }
 
+  /** Resolves when both families' deferred work is done. */
+  async settled(): Promise<void> {
+    await Promise.all(this.providers.map((p) => p.settled?.()));
+  }
+
   onServiceAdd(service: V1Service): void {
     for (const p of this.providers) p.onServiceAdd(service);
   }
