@@ -111,7 +111,8 @@ describe('validateConfiguration', () => {
   });
 
   it('knows the v1.37 gates: KubeProxyIPVS and AllowServiceExternalIPs deprecated and on, NFTablesNetlink beta', () => {
-    for (const gates of [{ KubeProxyIPVS: true }, { AllowServiceExternalIPs: false }, { NFTablesNetlink: false }, { KubeProxyNFTablesLocalhostNodePorts: true }]) {
+    const settings: Record<string, boolean>[] = [{ KubeProxyIPVS: true }, { AllowServiceExternalIPs: false }, { NFTablesNetlink: false }, { KubeProxyNFTablesLocalhostNodePorts: true }];
+    for (const gates of settings) {
       expect(errorsFor((c) => (c.featureGates = gates))).toEqual([]);
     }
     // Other modes, blank and plugin modes are not affected by the gate.

@@ -2,7 +2,7 @@ import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { explainTestConfig, explainTestNode, explainTestService, explainTestSlice } from '../../testing/explain-objects.js';
 import { EXPLAIN_NODE, explainOnNode, externalClass, internalClass, onlyPort } from '../../testing/explain-harness.js';
 import { explainService } from './explain-service.js';
-import type { TrafficClassExplanation } from './service-explanation.js';
+import type { PortExplanation, TrafficClassExplanation } from './service-explanation.js';
 
 const NODE = EXPLAIN_NODE;
 const explain = explainOnNode;
