@@ -74,11 +74,14 @@ interface Flow {
 function parseFlows(xml: string): FlowEntry[] {
   return [...xml.matchAll(/<flow>(.*?)<\/flow>/gs)].map(([line, body = '']) => {
     const start = /<timestamp><start>(\d+)<\/start>/.exec(body)?.[1];
+    const id = /<id>(\d+)<\/id>/.exec(body)?.[1] ?? '';
+    const endpoint = /<meta direction="reply"><layer3[^>]*><src>([^<]+)<\/src>/.exec(body)?.[1] ?? '';
     return {
-      line,
-      id: /<id>(\d+)<\/id>/.exec(body)?.[1] ?? '',
+      // What the messages show; the full element only when a field is missing.
+      line: id && start && endpoint ? `id=${id} start=${start}ns endpoint=${endpoint}` : line,
+      id,
       startNs: start === undefined ? undefined : BigInt(start),
-      endpoint: /<meta direction="reply"><layer3[^>]*><src>([^<]+)<\/src>/.exec(body)?.[1] ?? '',
+      endpoint,
     };
   });
 }
@@ -236,9 +239,10 @@ describeNetns.each(MODES)('UDP conntrack across a proxy restart ($mode mode)', (
       const pod = podName(before.endpoint);
       if (after.endpoint !== before.endpoint) fail(`the flow moved from ${pod} to ${podName(after.endpoint)}`);
       // Every answer from the one endpoint; a loaded test machine may time out a stray datagram (500 ms),
-      // which the flow survives, so up to 1 % unanswered is tolerated, never a refusal.
+      // which the flow survives, so up to 1 % unanswered (at least one: the flow is short) is tolerated,
+      // never a refusal.
       if (Object.keys(r.byPod).length !== 1 || !r.byPod[pod]) fail(`every answer must come from ${pod}: ${describeProbe(r)}`);
-      if (r.failed > r.count / 100 || Object.keys(r.errors).some((e) => e !== 'TIMEOUT')) fail(`datagrams lost across the restart: ${describeProbe(r)}`);
+      if (r.failed > Math.max(1, r.count / 100) || Object.keys(r.errors).some((e) => e !== 'TIMEOUT')) fail(`datagrams lost across the restart: ${describeProbe(r)}`);
       if (!/Reconciled UDP conntrack entries.*staleGroups.?.?0\b/.test(lastOnce)) {
         fail(`the restart did not log a reconciliation that found nothing stale:\n${lastOnce.slice(-3000)}`);
       }
