@@ -4,16 +4,17 @@
  * endpoint went away while the proxy was down.
  *
  * For iptables and nftables mode, each on its own simulated node (libs/testing/netns): a long UDP flow
- * (one datagram every 100 ms from a fixed source port of pod3 to the `dns` ClusterIP; the echo servers
+ * (one datagram every 20 ms from a fixed source port of pod3 to the `dns` ClusterIP; the echo servers
  * on pod1/pod2 answer with their name) runs while `bin/kube-proxy --once` runs again over the rules of
- * an earlier `--once` (a restart). The node's conntrack table (timestamps on, in the node namespace
- * only) shows the flow's entry before and after: same id, same creation time, same endpoint; and every
- * datagram of the flow was answered by that one endpoint. Then the flow's endpoint is removed from the
+ * an earlier `--once` (a restart), and stops a moment after the restart (probe.mjs's stop file). The
+ * node's conntrack table (timestamps on, in the node namespace only) shows the flow's entry before and
+ * after: same id, same creation time (the kernel's, in nanoseconds), same endpoint; and every datagram
+ * of the flow was answered by that one endpoint. Then the flow's endpoint is removed from the
  * EndpointSlice and the proxy restarted: the entry is deleted and the flow moves to the other pod.
  *
  * Every wait is bounded; the flows are bounded in count and time by probe.mjs.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -40,23 +41,49 @@ import { NODE_NAME, POD_UDP_PORT, SVC, eps } from './support/scenario.js';
 const pre = await e2ePreflight('UDP conntrack across a restart');
 const describeNetns = pre.run ? describe : describe.skip;
 
-/** The flow: one datagram every FLOW_INTERVAL_MS, long enough to outlast a `--once` run on a loaded machine. */
-const FLOW_INTERVAL_MS = 100;
-const FLOW_COUNT = 400;
+/**
+ * The flow: one datagram every FLOW_INTERVAL_MS until the check stops it (a moment after the restart),
+ * at most FLOW_MAX_COUNT datagrams / FLOW_MAX_MS whatever happens.
+ */
+const FLOW_INTERVAL_MS = 20;
+const FLOW_MAX_COUNT = 4000;
+const FLOW_MAX_MS = 120_000;
+/** How long the flow goes on after the restart: answers after it ended (10 datagrams). */
+const FLOW_TAIL_MS = 10 * FLOW_INTERVAL_MS;
 const ONCE_TIMEOUT_MS = 120_000;
-/** How old the flow's entry is when the proxy restarts. */
-const ENTRY_AGE_MS = 4000;
-/** Error of a creation time read from `delta-time` (whole seconds) and the time of the listing. */
-const CREATED_SLACK_MS = 2000;
 
-/** One conntrack entry of the flow, as `conntrack -L -o id,timestamp` prints it. */
+/** One conntrack entry of the flow, as `conntrack -L -o xml,ktimestamp,id` prints it. */
 interface FlowEntry {
   readonly line: string;
   readonly id: string;
-  /** When the entry was created (ms since epoch, to the second): now − `delta-time`. */
-  readonly createdMs: number;
+  /**
+   * When the kernel created the entry (ns since epoch, exact): an entry re-created by the restart,
+   * however soon, has another one. (`delta-time` counts whole seconds and needed the entry aged first.)
+   */
+  readonly startNs: bigint | undefined;
   /** The reply source: the endpoint the flow is DNATed to. */
   readonly endpoint: string;
+}
+
+/** A flow in progress: stop() ends it before its next datagram and returns its summary. */
+interface Flow {
+  stop(): Promise<ProbeResult>;
+}
+
+/** Parses the `<flow>` elements of `conntrack -L -o xml,ktimestamp,id`. */
+function parseFlows(xml: string): FlowEntry[] {
+  return [...xml.matchAll(/<flow>(.*?)<\/flow>/gs)].map(([line, body = '']) => {
+    const start = /<timestamp><start>(\d+)<\/start>/.exec(body)?.[1];
+    const id = /<id>(\d+)<\/id>/.exec(body)?.[1] ?? '';
+    const endpoint = /<meta direction="reply"><layer3[^>]*><src>([^<]+)<\/src>/.exec(body)?.[1] ?? '';
+    return {
+      // What the messages show; the full element only when a field is missing.
+      line: id && start && endpoint ? `id=${id} start=${start}ns endpoint=${endpoint}` : line,
+      id,
+      startNs: start === undefined ? undefined : BigInt(start),
+      endpoint,
+    };
+  });
 }
 
 const MODES = [
@@ -106,20 +133,8 @@ describeNetns.each(MODES)('UDP conntrack across a proxy restart ($mode mode)', (
 
   /** The conntrack entries of pod3's flow from `sport` to the dns ClusterIP. */
   async function flowEntries(sport: number): Promise<FlowEntry[]> {
-    const r = await conntrack(n(), n().ns.node, ['-L', '-p', 'udp', '-f', 'ipv4', '--orig-dst', SVC.dns.ip, '--sport', String(sport), '-o', 'id,timestamp']);
-    const seen = Date.now();
-    return r.stdout
-      .split('\n')
-      .filter((l) => l.startsWith('udp '))
-      .map((line) => {
-        const reply = / src=(\S+) dst=\S+ sport=\d+ dport=\d+.* src=(\S+) /.exec(line);
-        return {
-          line,
-          id: / id=(\d+)/.exec(line)?.[1] ?? '',
-          createdMs: seen - Number(/ delta-time=(\d+)/.exec(line)?.[1] ?? NaN) * 1000,
-          endpoint: reply?.[2] ?? '',
-        };
-      });
+    const r = await conntrack(n(), n().ns.node, ['-L', '-p', 'udp', '-f', 'ipv4', '--orig-dst', SVC.dns.ip, '--sport', String(sport), '-o', 'xml,ktimestamp,id']);
+    return parseFlows(r.stdout);
   }
 
   /** Waits (bounded) until the flow from `sport` has exactly one entry, and returns it. */
@@ -131,23 +146,33 @@ describeNetns.each(MODES)('UDP conntrack across a proxy restart ($mode mode)', (
         last = await flowEntries(sport);
         return last.length === 1 ? last[0] : undefined;
       },
-      { timeoutMs: 10_000, intervalMs: 100 },
+      { timeoutMs: 10_000, intervalMs: 50 },
     ).catch(() => fail(`${what}: want one conntrack entry, have ${last.length}:\n${last.map((e) => e.line).join('\n')}`));
   }
 
-  /** A long flow from pod3's `sport`; resolves when it is over (bounded by probe.mjs). */
-  function longFlow(sport: number): Promise<ProbeResult> {
+  /** A long flow from pod3's `sport`, until stop() (bounded by probe.mjs in count and time). */
+  function longFlow(sport: number): Flow {
     const pod3 = n().ns.pods[2] ?? fail('no pod3');
-    return probe(n(), pod3, {
+    const stopFile = join(dir, `stop-flow-${sport}`);
+    rmSync(stopFile, { force: true });
+    const done = probe(n(), pod3, {
       proto: 'udp',
       host: SVC.dns.ip,
       port: SVC.dns.port,
       sport,
-      count: FLOW_COUNT,
+      count: FLOW_MAX_COUNT,
       intervalMs: FLOW_INTERVAL_MS,
       timeoutMs: 500,
-      maxTotalMs: FLOW_COUNT * (FLOW_INTERVAL_MS + 500) + 5000,
+      maxTotalMs: FLOW_MAX_MS,
+      stopFile,
     });
+    done.catch(() => undefined); // awaited by stop(); a failed check must not leave it unhandled
+    return {
+      stop: () => {
+        writeFileSync(stopFile, '');
+        return done;
+      },
+    };
   }
 
   beforeAll(
@@ -188,32 +213,40 @@ describeNetns.each(MODES)('UDP conntrack across a proxy restart ($mode mode)', (
       const SPORT = 41_000;
       const started = Date.now();
       const flow = longFlow(SPORT);
-      flow.catch(() => undefined); // awaited below; a failed check must not leave it unhandled
-      const before = await oneEntry(SPORT, 'the flow to be tracked');
-      if (before.id === '' || Number.isNaN(before.createdMs)) fail(`no id or delta-time in the entry: ${before.line}`);
-      // Let the entry age first: one re-created by the restart would then be younger by at least this much.
-      await idle(ENTRY_AGE_MS);
-      timings['restart --once'] = await once('restart');
-      const restartEnded = Date.now() - started;
-      const after = await oneEntry(SPORT, 'the flow after the restart');
-      const r = await flow;
-      if (restartEnded >= r.timing.totalMs) fail(`the flow (${r.timing.totalMs} ms) ended before the restart did (${restartEnded} ms): no evidence`);
+      /** When the flow ended, in ms since `started` (the clock restartEnded is read on). */
+      const flowEnd = (fr: ProbeResult): number => fr.timing.startedAtMs + fr.timing.totalMs - started;
+      let r: ProbeResult | undefined;
+      let restartEnded = 0;
+      let before: FlowEntry;
+      let after: FlowEntry;
+      try {
+        before = await oneEntry(SPORT, 'the flow to be tracked');
+        if (before.id === '' || before.startNs === undefined) fail(`no id or start timestamp in the entry: ${before.line}`);
+        timings['restart --once'] = await once('restart');
+        restartEnded = Date.now() - started;
+        after = await oneEntry(SPORT, 'the flow after the restart');
+        await idle(FLOW_TAIL_MS);
+      } finally {
+        r = await flow.stop();
+      }
+      if (restartEnded >= flowEnd(r)) fail(`the flow ended (at ${flowEnd(r)} ms) before the restart did (${restartEnded} ms): no evidence`);
       // Same id and the same creation time: the id alone is no proof (the kernel derives it from the
-      // original tuple and the entry's address, which a re-created entry may get again); delta-time
-      // counts whole seconds, hence the slack, well below ENTRY_AGE_MS.
-      if (after.id !== before.id || Math.abs(after.createdMs - before.createdMs) > CREATED_SLACK_MS) {
+      // original tuple and the entry's address, which a re-created entry may get again); the start time
+      // is the kernel's own, in nanoseconds, so a re-created entry has another one however soon it came.
+      if (after.id !== before.id || after.startNs !== before.startNs) {
         fail(`the restart re-created the flow's entry:\nbefore: ${before.line}\nafter:  ${after.line}`);
       }
       const pod = podName(before.endpoint);
       if (after.endpoint !== before.endpoint) fail(`the flow moved from ${pod} to ${podName(after.endpoint)}`);
       // Every answer from the one endpoint; a loaded test machine may time out a stray datagram (500 ms),
-      // which the flow survives, so up to 1 % unanswered is tolerated, never a refusal.
+      // which the flow survives, so up to 1 % unanswered (at least one: the flow is short) is tolerated,
+      // never a refusal.
       if (Object.keys(r.byPod).length !== 1 || !r.byPod[pod]) fail(`every answer must come from ${pod}: ${describeProbe(r)}`);
-      if (r.failed > r.count / 100 || Object.keys(r.errors).some((e) => e !== 'TIMEOUT')) fail(`datagrams lost across the restart: ${describeProbe(r)}`);
+      if (r.failed > Math.max(1, r.count / 100) || Object.keys(r.errors).some((e) => e !== 'TIMEOUT')) fail(`datagrams lost across the restart: ${describeProbe(r)}`);
       if (!/Reconciled UDP conntrack entries.*staleGroups.?.?0\b/.test(lastOnce)) {
         fail(`the restart did not log a reconciliation that found nothing stale:\n${lastOnce.slice(-3000)}`);
       }
-      timings[`${mode} flow`] = `${r.ok}/${r.count} datagrams answered by ${pod}, restart ended at ${restartEnded} ms of ${r.timing.totalMs} ms`;
+      timings[`${mode} flow`] = `${r.ok}/${r.count} datagrams answered by ${pod}, restart ended at ${restartEnded} ms of ${flowEnd(r)} ms`;
     }));
 
   it('an endpoint removed across the restart: its flow entry is deleted and the flow moves to the other pod', () =>
@@ -221,26 +254,43 @@ describeNetns.each(MODES)('UDP conntrack across a proxy restart ($mode mode)', (
       const SPORT = 42_000;
       const started = Date.now();
       const flow = longFlow(SPORT);
-      flow.catch(() => undefined); // awaited below; a failed check must not leave it unhandled
-      const before = await oneEntry(SPORT, 'the flow to be tracked');
-      await idle(ENTRY_AGE_MS);
-      const gone = podName(before.endpoint);
-      const other = gone === 'pod1' ? 'pod2' : 'pod1';
-      writeDns([other === 'pod1' ? 1 : 2]);
-      timings['restart --once (endpoint removed)'] = await once('restart without the endpoint');
-      const restartEnded = Date.now() - started;
-      // The next datagram after the deletion creates a new entry, DNATed to the remaining endpoint.
-      const after = await waitFor(
-        `the flow to be re-created towards ${other}`,
-        async () => {
-          const e = await flowEntries(SPORT);
-          return e.length === 1 && e[0]?.endpoint !== before.endpoint ? e[0] : undefined;
-        },
-        { timeoutMs: 10_000, intervalMs: 100 },
-      ).catch(async () => fail(`the entry to ${gone} stayed:\n${(await flowEntries(SPORT)).map((e) => e.line).join('\n')}`));
-      if (after.createdMs - before.createdMs < ENTRY_AGE_MS - CREATED_SLACK_MS) fail(`the entry was not re-created: ${after.line}`);
-      const r = await flow;
-      if (restartEnded >= r.timing.totalMs) fail(`the flow ended before the restart did: no evidence`);
+      /** When the flow ended, in ms since `started` (the clock restartEnded is read on). */
+      const flowEnd = (fr: ProbeResult): number => fr.timing.startedAtMs + fr.timing.totalMs - started;
+      let r: ProbeResult | undefined;
+      let restartStartedMs = 0;
+      let restartEnded = 0;
+      let before: FlowEntry;
+      let after: FlowEntry;
+      let gone = '';
+      let other = '';
+      try {
+        before = await oneEntry(SPORT, 'the flow to be tracked');
+        if (before.startNs === undefined) fail(`no start timestamp in the entry: ${before.line}`);
+        gone = podName(before.endpoint);
+        other = gone === 'pod1' ? 'pod2' : 'pod1';
+        writeDns([other === 'pod1' ? 1 : 2]);
+        restartStartedMs = Date.now();
+        timings['restart --once (endpoint removed)'] = await once('restart without the endpoint');
+        restartEnded = Date.now() - started;
+        // The next datagram after the deletion creates a new entry, DNATed to the remaining endpoint.
+        const old = before;
+        after = await waitFor(
+          `the flow to be re-created towards ${other}`,
+          async () => {
+            const e = await flowEntries(SPORT);
+            return e.length === 1 && e[0]?.endpoint !== old.endpoint ? e[0] : undefined;
+          },
+          { timeoutMs: 10_000, intervalMs: 50 },
+        ).catch(async () => fail(`the entry to ${gone} stayed:\n${(await flowEntries(SPORT)).map((e) => e.line).join('\n')}`));
+        await idle(FLOW_TAIL_MS);
+      } finally {
+        r = await flow.stop();
+      }
+      // Re-created, not rewritten: the new entry's kernel start time is after the restart began.
+      if (after.startNs === undefined || after.startNs < BigInt(restartStartedMs) * 1_000_000n) {
+        fail(`the entry was not re-created by the restart (started ${restartStartedMs} ms): ${after.line}`);
+      }
+      if (restartEnded >= flowEnd(r)) fail(`the flow ended (at ${flowEnd(r)} ms) before the restart did (${restartEnded} ms): no evidence`);
       // Answers in order (a datagram in flight at the deletion may go unanswered: errors are not answers).
       const order = r.tries.flatMap((t) => (t.pod ? [t.pod] : []));
       const firstOther = order.indexOf(other);

@@ -3,18 +3,21 @@
 //
 //   node probe.mjs --proto tcp --host 10.96.0.10 --port 80 [--count 200] [--timeout-ms 1000]
 //                  [--concurrency 1] [--bind 192.168.50.3] [--sport 40000] [--interval-ms 0]
-//                  [--max-total-ms 60000] [--stop-after-errors N]
+//                  [--max-total-ms 60000] [--stop-after-errors N] [--stop-file PATH]
 //   node probe.mjs '{"proto":"udp","host":"10.96.0.53","port":53,"count":3,"sport":40000}'
 //
 // Every try is bounded by --timeout-ms and the whole run by --max-total-ms (tries not started by then
 // count as errors `NOT_RUN`; so do the tries left once --stop-after-errors N errors happened, which
-// keeps a broken datapath from costing count × timeout). TCP: one connection per try, the echo server's first line is the answer.
+// keeps a broken datapath from costing count × timeout). With --stop-file the run ends early, before
+// the next try, once that file exists (a flow that lasts exactly as long as the test needs it; `count`
+// then reports the tries made). TCP: one connection per try, the echo server's first line is the answer.
 // UDP: one request/response per try on a connected socket (ICMP port unreachable => ECONNREFUSED); with
 // --sport every try reuses one socket bound to that source port (same conntrack flow), else each try
 // uses a new socket (new ephemeral port, new flow).
 // Prints one JSON summary on stdout and exits 0 (errors are data, not failures); exits 2 on bad usage.
 import net from 'node:net';
 import dgram from 'node:dgram';
+import { existsSync } from 'node:fs';
 
 const DEFAULTS = {
   proto: 'tcp',
@@ -28,6 +31,7 @@ const DEFAULTS = {
   intervalMs: 0,
   maxTotalMs: 60_000,
   stopAfterErrors: 0,
+  stopFile: undefined,
 };
 
 function parseArgs(argv) {
@@ -45,6 +49,7 @@ function parseArgs(argv) {
     '--interval-ms': ['intervalMs', Number],
     '--max-total-ms': ['maxTotalMs', Number],
     '--stop-after-errors': ['stopAfterErrors', Number],
+    '--stop-file': ['stopFile', String],
   };
   for (let i = 0; i < argv.length; i++) {
     const k = keys[argv[i]];
@@ -65,6 +70,7 @@ function validate(o) {
   if (!Number.isInteger(o.concurrency) || o.concurrency < 1 || o.concurrency > 256) throw new Error('concurrency must be 1..256');
   if (!(o.maxTotalMs > 0 && o.maxTotalMs <= 600_000)) throw new Error('maxTotalMs must be in (0, 600000]');
   if (!Number.isInteger(o.stopAfterErrors) || o.stopAfterErrors < 0) throw new Error('stopAfterErrors must be >= 0 (0 = never)');
+  if (o.stopFile !== undefined && (typeof o.stopFile !== 'string' || o.stopFile === '')) throw new Error('stopFile must be a path');
   if (o.sport !== undefined && o.concurrency !== 1) throw new Error('--sport needs concurrency 1');
   if (o.sport !== undefined && o.proto !== 'udp') throw new Error('--sport is only supported for udp');
 }
@@ -199,8 +205,11 @@ async function main() {
     }
   };
 
+  let stopped = false; // the stop file appeared: no further tries, and they are not counted
   const worker = async () => {
     while (next < o.count) {
+      if (!stopped && o.stopFile !== undefined && existsSync(o.stopFile)) stopped = true;
+      if (stopped) break;
       const i = next++;
       if (Date.now() >= deadline || (o.stopAfterErrors > 0 && errorCount >= o.stopAfterErrors)) {
         tries[i] = { error: 'NOT_RUN', ms: 0 };
@@ -217,20 +226,21 @@ async function main() {
   };
   await Promise.all(Array.from({ length: Math.min(o.concurrency, o.count) }, worker));
   if (shared) shared.close();
+  if (stopped) tries.length = next;
 
   const summary = {
     proto: o.proto,
     target: `${o.host}:${o.port}`,
     bind: o.bind ?? null,
     sport: o.sport ?? null,
-    count: o.count,
+    count: tries.length,
     ok: 0,
     failed: 0,
     byPod: {},
     sources: {},
     byPodSource: {},
     errors: {},
-    timing: { totalMs: Date.now() - started, minTryMs: null, maxTryMs: null, maxErrorTryMs: {} },
+    timing: { startedAtMs: started, totalMs: Date.now() - started, minTryMs: null, maxTryMs: null, maxErrorTryMs: {} },
     tries: tries.map((t) => (t.error ? { error: t.error, ms: t.ms } : { pod: t.pod, source: t.source, sourcePort: t.sourcePort, ms: t.ms })),
   };
   const inc = (obj, k) => (obj[k] = (obj[k] ?? 0) + 1);

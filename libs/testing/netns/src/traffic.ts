@@ -106,6 +106,11 @@ export interface ProbeOptions {
   readonly maxTotalMs?: number;
   /** Give up after this many failed tries (the rest are `NOT_RUN`). Default 0 = never. */
   readonly stopAfterErrors?: number;
+  /**
+   * End the run early, before the next try, once this file exists (a flow as long as the test needs);
+   * `count` then reports the tries made. The other bounds still apply.
+   */
+  readonly stopFile?: string;
 }
 
 export interface ProbeTry {
@@ -132,6 +137,8 @@ export interface ProbeResult {
   /** Errors by code: ECONNREFUSED, TIMEOUT, EHOSTUNREACH, NOT_RUN, ... */
   readonly errors: Readonly<Record<string, number>>;
   readonly timing: {
+    /** When the run began (ms since epoch, the same clock in every namespace). */
+    readonly startedAtMs: number;
     readonly totalMs: number;
     readonly minTryMs: number | null;
     readonly maxTryMs: number | null;
@@ -153,6 +160,7 @@ export async function probe(node: SimulatedNode, ns: string, opts: ProbeOptions)
     ...(opts.bind !== undefined ? { bind: opts.bind } : {}),
     ...(opts.sport !== undefined ? { sport: opts.sport } : {}),
     ...(opts.stopAfterErrors !== undefined ? { stopAfterErrors: opts.stopAfterErrors } : {}),
+    ...(opts.stopFile !== undefined ? { stopFile: opts.stopFile } : {}),
   };
   const naturalBound = Math.ceil(o.count / o.concurrency) * (o.timeoutMs + o.intervalMs) + 2000;
   const maxTotalMs = Math.min(opts.maxTotalMs ?? naturalBound, 600_000);
