@@ -150,6 +150,25 @@ describeNetns.each(MODES)('UDP conntrack across a proxy restart ($mode mode)', (
     ).catch(() => fail(`${what}: want one conntrack entry, have ${last.length}:\n${last.map((e) => e.line).join('\n')}`));
   }
 
+  /**
+   * A long flow (longFlow) started now, with the clock the restart is timed on: `flowEnd` is when the
+   * flow ended, in ms since `started`; restartWithinFlow fails unless the restart ended before the flow did.
+   */
+  function timedFlow(sport: number): {
+    started: number;
+    flow: Flow;
+    flowEnd: (fr: ProbeResult) => number;
+    restartWithinFlow: (fr: ProbeResult, restartEnded: number) => void;
+  } {
+    const started = Date.now();
+    const flow = longFlow(sport);
+    const flowEnd = (fr: ProbeResult): number => fr.timing.startedAtMs + fr.timing.totalMs - started;
+    const restartWithinFlow = (fr: ProbeResult, restartEnded: number): void => {
+      if (restartEnded >= flowEnd(fr)) fail(`the flow ended (at ${flowEnd(fr)} ms) before the restart did (${restartEnded} ms): no evidence`);
+    };
+    return { started, flow, flowEnd, restartWithinFlow };
+  }
+
   /** A long flow from pod3's `sport`, until stop() (bounded by probe.mjs in count and time). */
   function longFlow(sport: number): Flow {
     const pod3 = n().ns.pods[2] ?? fail('no pod3');
@@ -211,10 +230,7 @@ describeNetns.each(MODES)('UDP conntrack across a proxy restart ($mode mode)', (
   it('a restart with unchanged endpoints keeps the flow: same conntrack entry, same endpoint, answered throughout', () =>
     runner.check(`${mode}-keep`, async () => {
       const SPORT = 41_000;
-      const started = Date.now();
-      const flow = longFlow(SPORT);
-      /** When the flow ended, in ms since `started` (the clock restartEnded is read on). */
-      const flowEnd = (fr: ProbeResult): number => fr.timing.startedAtMs + fr.timing.totalMs - started;
+      const { started, flow, flowEnd, restartWithinFlow } = timedFlow(SPORT);
       let r: ProbeResult | undefined;
       let restartEnded = 0;
       let before: FlowEntry;
@@ -229,7 +245,7 @@ describeNetns.each(MODES)('UDP conntrack across a proxy restart ($mode mode)', (
       } finally {
         r = await flow.stop();
       }
-      if (restartEnded >= flowEnd(r)) fail(`the flow ended (at ${flowEnd(r)} ms) before the restart did (${restartEnded} ms): no evidence`);
+      restartWithinFlow(r, restartEnded);
       // Same id and the same creation time: the id alone is no proof (the kernel derives it from the
       // original tuple and the entry's address, which a re-created entry may get again); the start time
       // is the kernel's own, in nanoseconds, so a re-created entry has another one however soon it came.
@@ -252,10 +268,7 @@ describeNetns.each(MODES)('UDP conntrack across a proxy restart ($mode mode)', (
   it('an endpoint removed across the restart: its flow entry is deleted and the flow moves to the other pod', () =>
     runner.check(`${mode}-endpoint-gone`, async () => {
       const SPORT = 42_000;
-      const started = Date.now();
-      const flow = longFlow(SPORT);
-      /** When the flow ended, in ms since `started` (the clock restartEnded is read on). */
-      const flowEnd = (fr: ProbeResult): number => fr.timing.startedAtMs + fr.timing.totalMs - started;
+      const { started, flow, restartWithinFlow } = timedFlow(SPORT);
       let r: ProbeResult | undefined;
       let restartStartedMs = 0;
       let restartEnded = 0;
@@ -290,7 +303,7 @@ describeNetns.each(MODES)('UDP conntrack across a proxy restart ($mode mode)', (
       if (after.startNs === undefined || after.startNs < BigInt(restartStartedMs) * 1_000_000n) {
         fail(`the entry was not re-created by the restart (started ${restartStartedMs} ms): ${after.line}`);
       }
-      if (restartEnded >= flowEnd(r)) fail(`the flow ended (at ${flowEnd(r)} ms) before the restart did (${restartEnded} ms): no evidence`);
+      restartWithinFlow(r, restartEnded);
       // Answers in order (a datagram in flight at the deletion may go unanswered: errors are not answers).
       const order = r.tries.flatMap((t) => (t.pod ? [t.pod] : []));
       const firstOther = order.indexOf(other);

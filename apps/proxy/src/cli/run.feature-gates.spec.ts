@@ -1,8 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { runCli } from './run.js';
 import { captureIO } from './testing/capture-io.js';
+import { manifestsDir, webManifests } from './testing/web-manifests.js';
 
 // --feature-gates=PreferSameTrafficDistribution=false through the whole CLI (--dry-run --once): a
 // Service whose EndpointSlice carries node hints (trafficDistribution: PreferSameNode) and zone hints.
@@ -10,33 +9,10 @@ import { captureIO } from './testing/capture-io.js';
 // it off is refused, as upstream v1.37 refuses it (core's topology still honours an explicit false for
 // library callers; see categorize-endpoints.spec).
 
-const MANIFESTS = `
-apiVersion: v1
-kind: Node
-metadata:
-  name: node-1
-  labels: { topology.kubernetes.io/zone: zone-a }
-status:
-  addresses: [{ type: InternalIP, address: 192.168.50.1 }]
----
-apiVersion: v1
-kind: Service
-metadata: { name: web, namespace: default }
-spec:
-  clusterIP: 10.96.0.10
-  trafficDistribution: PreferSameNode
-  ports: [{ name: http, port: 80, targetPort: 8080, protocol: TCP }]
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata:
-  name: web-abcde
-  namespace: default
-  labels: { kubernetes.io/service-name: web }
-addressType: IPv4
-ports: [{ name: http, port: 8080, protocol: TCP }]
-endpoints:
-  - addresses: [10.244.1.11]
+const MANIFESTS = webManifests({
+  nodeMetadata: '  labels: { topology.kubernetes.io/zone: zone-a }\n',
+  serviceSpec: '  trafficDistribution: PreferSameNode\n',
+  endpoints: `  - addresses: [10.244.1.11]
     nodeName: node-1
     zone: zone-a
     conditions: { ready: true }
@@ -51,7 +27,8 @@ endpoints:
     zone: zone-b
     conditions: { ready: true }
     hints: { forZones: [{ name: zone-b }], forNodes: [{ name: node-3 }] }
-`;
+`,
+});
 
 /** The endpoints whose DNAT rules the dry-run ruleset contains. */
 async function dnatTargets(dir: string, extra: readonly string[]): Promise<string[]> {
@@ -67,8 +44,7 @@ async function dnatTargets(dir: string, extra: readonly string[]): Promise<strin
 describe('kube-proxy CLI --feature-gates=PreferSameTrafficDistribution', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kp-cli-gates-'));
-    await writeFile(join(dir, 'objects.yaml'), MANIFESTS);
+    dir = await manifestsDir('kp-cli-gates-', MANIFESTS);
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 

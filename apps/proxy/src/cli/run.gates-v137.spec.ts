@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rm } from 'node:fs/promises';
 import { setEffectiveFeatureGates } from '@kube-proxy/core';
 import { runCli } from './run.js';
 import { captureIO } from './testing/capture-io.js';
+import { runKubeProxy } from './testing/kube-proxy-bin.js';
+import { manifestsDir, webManifests } from './testing/web-manifests.js';
 import { DEFAULTED_MODE_WARNING } from '../mode/select-mode.js';
 
 // Issue 23's gates and flags (v1.37) through the whole CLI: AllowServiceExternalIPs=false leaves no
@@ -14,34 +12,13 @@ import { DEFAULTED_MODE_WARNING } from '../mode/select-mode.js';
 
 const EXTERNAL_IP = '203.0.113.77';
 
-const MANIFESTS = `
-apiVersion: v1
-kind: Node
-metadata: { name: node-1 }
-status:
-  addresses: [{ type: InternalIP, address: 192.168.50.1 }]
----
-apiVersion: v1
-kind: Service
-metadata: { name: web, namespace: default }
-spec:
-  clusterIP: 10.96.0.10
-  externalIPs: [${EXTERNAL_IP}]
-  ports: [{ name: http, port: 80, targetPort: 8080, protocol: TCP }]
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata:
-  name: web-abcde
-  namespace: default
-  labels: { kubernetes.io/service-name: web }
-addressType: IPv4
-ports: [{ name: http, port: 8080, protocol: TCP }]
-endpoints:
-  - addresses: [10.244.1.11]
+const MANIFESTS = webManifests({
+  serviceSpec: `  externalIPs: [${EXTERNAL_IP}]\n`,
+  endpoints: `  - addresses: [10.244.1.11]
     nodeName: node-1
     conditions: { ready: true }
-`;
+`,
+});
 
 async function dryRun(dir: string, args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
   const io = captureIO();
@@ -52,8 +29,7 @@ async function dryRun(dir: string, args: readonly string[]): Promise<{ code: num
 describe('kube-proxy CLI: v1.37 gates', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kp-cli-v137-'));
-    await writeFile(join(dir, 'objects.yaml'), MANIFESTS);
+    dir = await manifestsDir('kp-cli-v137-', MANIFESTS);
   });
   afterAll(async () => {
     setEffectiveFeatureGates({});
@@ -101,19 +77,9 @@ describe('kube-proxy CLI: v1.37 gates', () => {
   }, 60_000);
 });
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-
-function kubeProxy(args: readonly string[]): Promise<{ code: number; err: string }> {
-  return new Promise((resolve) => {
-    execFile(`${ROOT}bin/kube-proxy`, args, { cwd: ROOT, timeout: 60_000 }, (error, _stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, err: stderr });
-    });
-  });
-}
-
 describe('bin/kube-proxy: flags removed upstream in v1.32', () => {
   it.each(['--healthz-port=10256', '--metrics-port=10249'])('%s is an unknown flag (exit status 1)', async (flag) => {
-    const run = await kubeProxy([flag, '--manifests=examples', '--dry-run', '--once']);
+    const run = await runKubeProxy([flag, '--manifests=examples', '--dry-run', '--once']);
     expect(run.code).toBe(1);
     expect(run.err).toContain(`unknown flag: ${flag.slice(0, flag.indexOf('='))}`);
   }, 60_000);

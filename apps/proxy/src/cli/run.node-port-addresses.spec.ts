@@ -1,14 +1,11 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { runCli } from './run.js';
 import { captureIO } from './testing/capture-io.js';
+import { REPO_ROOT, runKubeProxy } from './testing/kube-proxy-bin.js';
 
 // --nodeport-addresses keywords (upstream v1.37: primary, localhost, all, mixed with CIDRs) in every
 // mode's dry run of examples/, whose Node is 192.168.49.2 (a dry-run node also has its loopback
 // interface, 127.0.0.1 and ::1, as every node does), and the real binary refusing bad entries.
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const EXAMPLES = `${ROOT}examples`;
-const BIN = `${ROOT}bin/kube-proxy`;
+const EXAMPLES = `${REPO_ROOT}examples`;
 
 async function dryRun(mode: string, nodePortAddresses: string): Promise<string[]> {
   const t = captureIO();
@@ -61,28 +58,13 @@ describe('--nodeport-addresses keywords, per mode (dry run of examples/)', () =>
   }, 120_000);
 });
 
-interface Run {
-  readonly code: number;
-  readonly out: string;
-  readonly err: string;
-}
-
-function kubeProxy(args: readonly string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(BIN, args, { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, out: stdout, err: stderr });
-    });
-  });
-}
-
 describe('bin/kube-proxy refuses bad --nodeport-addresses entries, naming the field', () => {
   it.each([
     ['bogus', 'nodePortAddresses[0]: must be a valid CIDR or one of the keywords'],
     ['primary,Localhost', 'nodePortAddresses[1]: must be a valid CIDR or one of the keywords \'primary\', \'localhost\', \'all\' (keywords are lowercase: "localhost")'],
     ['localhost,10.0.0.0/8,localhost', 'nodePortAddresses[2]: Duplicate value: "localhost"'],
   ])('--nodeport-addresses=%s exits 1', async (value, line) => {
-    const r = await kubeProxy(['--proxy-mode=iptables', '--manifests=examples', '--hostname-override=node-1', `--nodeport-addresses=${value}`, '--dry-run', '--once']);
+    const r = await runKubeProxy(['--proxy-mode=iptables', '--manifests=examples', '--hostname-override=node-1', `--nodeport-addresses=${value}`, '--dry-run', '--once']);
     expect(r.code).toBe(1);
     expect(r.out).toBe('');
     expect(r.err).toContain(line);

@@ -1,38 +1,20 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { httpGet } from '../agent/testing/http-get.js';
+import { KUBE_PROXY_BIN, REPO_ROOT, freePort, runKubeProxy } from './testing/kube-proxy-bin.js';
 
 // The real `bin/kube-proxy trace` / `explain` on examples/, over the real mode tracers (iptables and
 // nftables), as an operator runs them: the -o json contract, exit codes, and a running --dry-run
 // proxy answering /debug on its metrics address.
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const BIN = `${ROOT}bin/kube-proxy`;
 const COMMON = ['--manifests=examples', '--hostname-override=node-1'];
-
-interface Run {
-  readonly code: number;
-  readonly out: string;
-  readonly err: string;
-}
-
-function kubeProxy(args: readonly string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(BIN, args, { cwd: ROOT, timeout: 60_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, out: stdout, err: stderr });
-    });
-  });
-}
 
 const CONTRACT = ['verdict', 'endpoints', 'masquerade', 'service', 'path', 'reason'];
 
 describe.each(['iptables', 'nftables'])('bin/kube-proxy trace / explain --proxy-mode=%s on examples/', (mode) => {
   it('trace -o json: the contract fields, DNAT to every endpoint of default/web:http', async () => {
-    const r = await kubeProxy(['trace', `--proxy-mode=${mode}`, ...COMMON, '--from=10.0.0.5', '--to=10.96.0.10:80', '-o', 'json']);
+    const r = await runKubeProxy(['trace', `--proxy-mode=${mode}`, ...COMMON, '--from=10.0.0.5', '--to=10.96.0.10:80', '-o', 'json']);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out) as Record<string, unknown>;
@@ -52,7 +34,7 @@ describe.each(['iptables', 'nftables'])('bin/kube-proxy trace / explain --proxy-
   }, 90_000);
 
   it('a cluster IP no Service holds: exit 0, not DNAT, no endpoints, service null', async () => {
-    const r = await kubeProxy(['trace', `--proxy-mode=${mode}`, ...COMMON, '--from=10.0.0.5', '--to=10.96.0.77:80', '-o', 'json']);
+    const r = await runKubeProxy(['trace', `--proxy-mode=${mode}`, ...COMMON, '--from=10.0.0.5', '--to=10.96.0.77:80', '-o', 'json']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out) as Record<string, unknown>;
     expect(['ACCEPT', 'REJECT', 'DROP']).toContain(j['verdict']);
@@ -60,7 +42,7 @@ describe.each(['iptables', 'nftables'])('bin/kube-proxy trace / explain --proxy-
   }, 90_000);
 
   it('explain -o json: per port, the kernel objects of the mode with rule counts', async () => {
-    const r = await kubeProxy(['explain', `--proxy-mode=${mode}`, ...COMMON, 'default/web', '-o', 'json']);
+    const r = await runKubeProxy(['explain', `--proxy-mode=${mode}`, ...COMMON, 'default/web', '-o', 'json']);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out) as { service: string; ports: { servicePort: string }[]; kernel: { mode: string; live: boolean; objects: { rules: number; family: string }[] } };
@@ -110,7 +92,7 @@ describe.each(['iptables', 'nftables'])('bin/kube-proxy trace --proxy-mode=%s, I
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('a dual-stack Service traced to its IPv6 cluster IP: [IPv6]:PORT endpoints, sorted', async () => {
-    const r = await kubeProxy(['trace', `--proxy-mode=${mode}`, `--manifests=${dir}`, '--hostname-override=node-1', '--from=fd00:1::5', '--to=[fd00:10:96::60]:80', '-o', 'json']);
+    const r = await runKubeProxy(['trace', `--proxy-mode=${mode}`, `--manifests=${dir}`, '--hostname-override=node-1', '--from=fd00:1::5', '--to=[fd00:10:96::60]:80', '-o', 'json']);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({
@@ -127,7 +109,7 @@ describe('bin/kube-proxy trace / explain: bad input', () => {
     [['trace', ...COMMON, '--proxy-mode=iptables', '--from=10.0.0.5', '--to=10.96.0.10:http'], 'kube-proxy trace: malformed --to "10.96.0.10:http"'],
     [['explain', ...COMMON, '--proxy-mode=iptables', 'default/nope'], 'kube-proxy explain: service default/nope not found in --manifests examples'],
   ])('%j: one line on stderr, exit 1', async (args, line) => {
-    const r = await kubeProxy(args);
+    const r = await runKubeProxy(args);
     expect(r.code).toBe(1);
     expect(r.out).toBe('');
     expect(r.err.split('\n').filter(Boolean)).toHaveLength(1);
@@ -135,20 +117,10 @@ describe('bin/kube-proxy trace / explain: bad input', () => {
   }, 90_000);
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 describe('a running bin/kube-proxy --dry-run answers /debug on its metrics address', () => {
   it('/debug/trace and /debug/explain from its own state; 400 and 404 as JSON', async () => {
     const port = await freePort();
-    const child = spawn(BIN, ['--proxy-mode=iptables', ...COMMON, '--dry-run', `--metrics-bind-address=127.0.0.1:${port}`], { cwd: ROOT, stdio: ['ignore', 'ignore', 'ignore'] });
+    const child = spawn(KUBE_PROXY_BIN, ['--proxy-mode=iptables', ...COMMON, '--dry-run', `--metrics-bind-address=127.0.0.1:${port}`], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'ignore'] });
     try {
       let trace: { status: number; body: string } | undefined;
       // Bounded: 60 tries, 0.5 s apart (the first sync of examples/ takes well under a second).

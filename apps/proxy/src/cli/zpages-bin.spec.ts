@@ -1,27 +1,14 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { httpGet } from '../agent/testing/http-get.js';
+import { KUBE_PROXY_BIN, REPO_ROOT, freePort } from './testing/kube-proxy-bin.js';
 
 // A running bin/kube-proxy (--dry-run, so it changes nothing) serves /statusz and /flagz on its
 // metrics address, and stops serving a page whose gate is turned off.
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const BIN = `${ROOT}bin/kube-proxy`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function withProxy(extra: readonly string[], check: (port: number) => Promise<void>): Promise<void> {
   const port = await freePort();
   const args = ['--proxy-mode=iptables', '--manifests=examples', '--hostname-override=node-1', '--dry-run', `--metrics-bind-address=127.0.0.1:${port}`, ...extra];
-  const child = spawn(BIN, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'ignore'] });
+  const child = spawn(KUBE_PROXY_BIN, args, { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'ignore'] });
   try {
     // Bounded: 60 tries, 0.5 s apart, until the metrics server answers.
     let up = false;

@@ -7,15 +7,7 @@ import { FdBudget, newProxyCounters } from '@kube-proxy/userspace-proxy';
 import { exchange, nameServer, type TestServer } from '@kube-proxy/userspace-proxy/testing';
 import { LocalhostNodePortListeners, type LocalhostListenerObserver } from './localhost-listeners.js';
 import type { LocalhostNodePort } from './localhost-nodeport.js';
-
-/** A port free right now on 127.0.0.1 (bound and released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../testing/free-port.js';
 
 class RecordingObserver implements LocalhostListenerObserver {
   readonly counts: Array<[IPFamily, number]> = [];

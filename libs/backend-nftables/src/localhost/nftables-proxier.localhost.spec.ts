@@ -2,7 +2,6 @@
 // v1.37 writes (kubernetes PR #138427's expected lines), and the listener set following the
 // service ports through the proxier's own plans (eTP Local, affinity, removal). Listeners bind
 // real ports on 127.0.0.1 that the kernel reports free; endpoints are pod IPs nothing dials here.
-import { createServer } from 'node:net';
 import type { IPFamily, V1EndpointSlice, V1Service } from '@kube-proxy/core';
 import { FakeClock, FakeCommandExecutor, RecordingLogger, testContext } from '@kube-proxy/core/testing';
 import { FdBudget } from '@kube-proxy/userspace-proxy';
@@ -11,15 +10,8 @@ import { MemoryNft } from '../kernel/memory-nft.js';
 import { familyOf } from '../nft/nft-objects.js';
 import { NftablesProxier } from '../proxier/nftables-proxier.js';
 import { makeTestEndpointSlice, makeTestService, TEST_NODE_IP, TEST_NODE_IPV6, TEST_NODE_NAME } from '../testing/fake-proxier.js';
+import { freePort } from '../testing/free-port.js';
 import type { LocalhostListenerObserver } from './localhost-listeners.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Setup {
   readonly gate?: boolean;

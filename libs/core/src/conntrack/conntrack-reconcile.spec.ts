@@ -85,25 +85,33 @@ function deletes(exec: FakeCommandExecutor): string[] {
   });
 }
 
+/** Runs the first sync over `entries` with the kernel listing `listing`; returns the executor it ran on. */
+async function firstSync(
+  entries: [ServicePort, Endpoint[]][],
+  listing: string = LISTING,
+  family: 'IPv4' | 'IPv6' = 'IPv4',
+): Promise<FakeCommandExecutor> {
+  const m = maps(entries);
+  const { c, exec } = cleaner(listing, family);
+  await c.cleanAfterSync(m.services, m.endpoints, changes());
+  return exec;
+}
+
 describe('ConntrackCleaner reconciliation (first sync after a start)', () => {
   it('deletes nothing when every flow still reaches a serving endpoint of its frontend', async () => {
-    const m = maps([
+    const exec = await firstSync([
       [DNS, [ep('10.244.1.11', 5353), ep('10.244.1.12', 5353)]],
       [QUIC, [ep('10.244.1.21', 8443)]],
       [WEB_TCP, [ep('10.244.1.21', 8443)]],
     ]);
-    const { c, exec } = cleaner(LISTING);
-    await c.cleanAfterSync(m.services, m.endpoints, changes());
     expect(exec.commandLines()).toEqual(['conntrack -L -p udp -f ipv4']);
   });
 
   it('an endpoint gone: only the flows DNATed to it go, for every frontend of its service', async () => {
-    const m = maps([
+    const exec = await firstSync([
       [DNS, [ep('10.244.1.11', 5353), ep('10.244.1.13', 5353)]],
       [QUIC, [ep('10.244.1.21', 8443)]],
     ]);
-    const { c, exec } = cleaner(LISTING);
-    await c.cleanAfterSync(m.services, m.endpoints, changes());
     expect(deletes(exec)).toEqual([
       'conntrack -D -p udp --orig-dst 10.96.0.53 --orig-port-dst 53 --reply-src 10.244.1.12 --reply-port-src 5353',
       'conntrack -D -p udp --orig-port-dst 30053 --reply-src 10.244.1.12 --reply-port-src 5353',
@@ -111,12 +119,10 @@ describe('ConntrackCleaner reconciliation (first sync after a start)', () => {
   });
 
   it('an endpoint that is no longer serving, or whose port changed, is stale too', async () => {
-    const m = maps([
+    const exec = await firstSync([
       [DNS, [ep('10.244.1.11', 5354), ep('10.244.1.12', 5353, { serving: false })]],
       [QUIC, [ep('10.244.1.21', 8443)]],
     ]);
-    const { c, exec } = cleaner(LISTING);
-    await c.cleanAfterSync(m.services, m.endpoints, changes());
     expect(deletes(exec)).toEqual([
       'conntrack -D -p udp --orig-dst 10.96.0.53 --orig-port-dst 53 --reply-src 10.244.1.11 --reply-port-src 5353',
       'conntrack -D -p udp --orig-dst 10.96.0.53 --orig-port-dst 53 --reply-src 10.244.1.12 --reply-port-src 5353',
@@ -127,12 +133,10 @@ describe('ConntrackCleaner reconciliation (first sync after a start)', () => {
 
   it('a service gone while its ClusterIP stays (its UDP port removed): its flows go; a service without endpoints loses all flows', async () => {
     // QUIC's UDP port is gone, the TCP port of the same ClusterIP remains; dns has no serving endpoint.
-    const m = maps([
+    const exec = await firstSync([
       [DNS, [ep('10.244.1.11', 5353, { serving: false })]],
       [WEB_TCP, [ep('10.244.1.21', 8443)]],
     ]);
-    const { c, exec } = cleaner(LISTING);
-    await c.cleanAfterSync(m.services, m.endpoints, changes());
     expect(deletes(exec)).toEqual([
       'conntrack -D -p udp --orig-dst 10.96.0.53 --orig-port-dst 53 --reply-src 10.244.1.11 --reply-port-src 5353',
       'conntrack -D -p udp --orig-dst 10.96.0.53 --orig-port-dst 53 --reply-src 10.244.1.12 --reply-port-src 5353',
@@ -143,33 +147,30 @@ describe('ConntrackCleaner reconciliation (first sync after a start)', () => {
   });
 
   it('"black hole" flows (answered by the frontend itself, created before the rules existed) go', async () => {
-    const m = maps([[DNS, [ep('10.244.1.11', 5353)]]]);
     const listing = [flow('10.244.1.13', 40000, '10.96.0.53', 53, '10.96.0.53', 53), flow('10.244.1.14', 40001, '10.96.0.53', 53, '10.244.1.11', 5353)].join('\n');
-    const { c, exec } = cleaner(listing);
-    await c.cleanAfterSync(m.services, m.endpoints, changes());
+    const exec = await firstSync([[DNS, [ep('10.244.1.11', 5353)]]], listing);
     expect(deletes(exec)).toEqual(['conntrack -D -p udp --orig-dst 10.96.0.53 --orig-port-dst 53 --reply-src 10.96.0.53 --reply-port-src 53']);
   });
 
   it('many clients of one stale endpoint cost one deletion; a NodePort number that is also a frontend port is judged by the frontend', async () => {
     const np = testServicePort({ name: servicePortName('a', 'np', 'p', 'UDP'), clusterIP: '10.96.0.60', port: 60, protocol: 'UDP', nodePort: 53 });
-    const m = maps([
-      [DNS, [ep('10.244.1.11', 5353)]],
-      [np, [ep('10.244.1.30', 6000)]],
-    ]);
     const listing = Array.from({ length: 50 }, (_, i) => flow(`10.244.2.${i + 1}`, 41000 + i, '10.96.0.53', 53, '10.244.1.11', 5353))
       .concat(Array.from({ length: 50 }, (_, i) => flow(`10.244.2.${i + 1}`, 42000 + i, '10.96.0.53', 53, '10.244.1.99', 5353)))
       .join('\n');
-    const { c, exec } = cleaner(listing);
-    await c.cleanAfterSync(m.services, m.endpoints, changes());
+    const exec = await firstSync(
+      [
+        [DNS, [ep('10.244.1.11', 5353)]],
+        [np, [ep('10.244.1.30', 6000)]],
+      ],
+      listing,
+    );
     expect(deletes(exec)).toEqual(['conntrack -D -p udp --orig-dst 10.96.0.53 --orig-port-dst 53 --reply-src 10.244.1.99 --reply-port-src 5353']);
   });
 
   it('IPv6: lists with -f ipv6 and compares canonical text', async () => {
     const v6 = testServicePort({ name: servicePortName('a', 'dns6', 'dns', 'UDP'), family: 'IPv6', clusterIP: 'fd00:96::53', port: 53, protocol: 'UDP' });
-    const m = maps([[v6, [ep('fd00:244::11', 5353)]]]);
     const listing = [flow('fd00::2', 40000, 'fd00:96::53', 53, 'fd00:244::11', 5353), flow('fd00::2', 40001, 'fd00:96:0::53', 53, 'fd00:244::12', 5353)].join('\n');
-    const { c, exec } = cleaner(listing, 'IPv6');
-    await c.cleanAfterSync(m.services, m.endpoints, changes());
+    const exec = await firstSync([[v6, [ep('fd00:244::11', 5353)]]], listing, 'IPv6');
     expect(exec.commandLines()).toEqual(['conntrack -L -p udp -f ipv6', 'conntrack -R -']);
     expect(deletes(exec)).toEqual([
       'conntrack -D -p udp --orig-dst fd00:96::53 --orig-port-dst 53 --reply-src fd00:244::12 --reply-port-src 5353 -f ipv6',
@@ -218,10 +219,8 @@ describe('ConntrackCleaner reconciliation (first sync after a start)', () => {
   });
 
   it('a listing line that is not address and port text never becomes an argument', async () => {
-    const m = maps([[DNS, [ep('10.244.1.11', 5353)]]]);
     const listing = 'udp 17 29 src=1.2.3.4 dst=10.96.0.53 sport=1 dport=53 src=-F dst=1.2.3.4 sport=53 dport=1 mark=0';
-    const { c, exec } = cleaner(listing);
-    await c.cleanAfterSync(m.services, m.endpoints, changes());
+    const exec = await firstSync([[DNS, [ep('10.244.1.11', 5353)]]], listing);
     expect(deletes(exec)).toEqual([]);
   });
 });

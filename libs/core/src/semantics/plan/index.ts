@@ -17,10 +17,7 @@ export {
   NODE_PORT_ADDRESSES_PRIMARY,
   NODE_PORT_ADDRESS_KEYWORDS,
   isNodePortAddressKeyword,
-  parseNodePortAddresses,
-  resolveNodePortAddresses,
-  type NetworkInterfaces,
-  type NodePortAddresses,
-} from './node-port-addresses.js';
+} from './node-port-address-keywords.js';
+export { parseNodePortAddresses, resolveNodePortAddresses, type NetworkInterfaces, type NodePortAddresses } from './node-port-addresses.js';
 export { NodePortInterfaces, addressesAsInterfaces, nodeObjectAddresses } from './node-port-interfaces.js';
 export { planNodePortAddresses, type NodePortAddressPlan, type NodePortAddressSelection } from './node-port-address-plan.js';

@@ -5,14 +5,6 @@ import type { Logger } from '../../host/logger.js';
 import type { NodePortAddressSelection } from './node-port-address-plan.js';
 import { NODE_PORT_ADDRESSES_PRIMARY, isNodePortAddressKeyword, keywordCIDR, zeroCIDR } from './node-port-address-keywords.js';
 
-export {
-  NODE_PORT_ADDRESSES_ALL,
-  NODE_PORT_ADDRESSES_LOCALHOST,
-  NODE_PORT_ADDRESSES_PRIMARY,
-  NODE_PORT_ADDRESS_KEYWORDS,
-  isNodePortAddressKeyword,
-} from './node-port-address-keywords.js';
-
 /** os.networkInterfaces()'s shape (injected for tests). */
 export type NetworkInterfaces = () => NodeJS.Dict<NetworkInterfaceInfo[]>;
 
