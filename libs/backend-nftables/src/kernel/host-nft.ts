@@ -4,7 +4,8 @@ import type { NftTransaction } from '../nft/nft-transaction.js';
 import { assertOneLine } from '../render/render-guards.js';
 import { SERVICE_CONTAINERS, SET } from '../render/table-names.js';
 import { ourElementsArgs, ourSetArgs, ourTableArgs } from './own-table-listing.js';
-import { chainsFromJson, elementsFromJson, setsFromJson, type KernelTableState } from './kernel-table-state.js';
+import { elementsFromJson, type KernelTableState } from './kernel-table-state.js';
+import { parseOwnTableText } from './own-table-text.js';
 import { NftRunError, type NftInterface } from './nft-interface.js';
 
 /** A large cold-start transaction takes the kernel seconds; an nft stuck longer than this is killed. */
@@ -54,26 +55,24 @@ export class HostNft implements NftInterface {
   }
 
   /**
-   * Reads what a restart needs, in JSON (nft's stable output), naming only our table (#136786: an
-   * older nft can crash parsing what a newer nft wrote into other tables; `list chains ip` or
-   * `list sets ip` fetch every table of the family): one terse `list table` for the chain names,
-   * base-chain hooks and named sets (terse: no set contents, and no anonymous vmap of every service),
-   * then the elements of the shared sets and maps, one `list set|map` each. The rules are ignored
-   * (the table's chains are rewritten anyway).
+   * Reads what a restart needs, naming only our table (#136786: an older nft can crash parsing what
+   * a newer nft wrote into other tables; `list chains ip` or `list sets ip` fetch every table of the
+   * family): one terse text `list table` for the chains with their hooks and rules and the named
+   * sets (terse: no set contents), then the elements of the shared sets and maps in JSON, one
+   * `list set|map` each.
    */
   async readState(): Promise<KernelTableState | null> {
-    const table = await this.listOurs(ourTableArgs(this.family));
-    if (table === null) return null;
-    const sets = setsFromJson(table, this.family, TABLE_NAME);
-    if (!sets.has(SET.clusterIPs)) return null;
-    const chains = chainsFromJson(table, this.family, TABLE_NAME);
+    const text = await this.listOurs(ourTableArgs(this.family));
+    if (text === null) return null;
+    const table = parseOwnTableText(text);
+    if (!table.sets.has(SET.clusterIPs)) return null;
     const elements = new Map<string, ReadonlyMap<string, string>>();
     for (const name of [...SERVICE_CONTAINERS, SET.nodePortIPs]) {
       const kind = (Object.values(SET) as string[]).includes(name) ? 'set' : 'map';
-      const text = await this.listOurs(ourElementsArgs(this.family, kind, name));
-      if (text !== null) elements.set(name, elementsFromJson(text, kind, this.family, TABLE_NAME));
+      const listing = await this.listOurs(ourElementsArgs(this.family, kind, name));
+      if (listing !== null) elements.set(name, elementsFromJson(listing, kind, this.family, TABLE_NAME));
     }
-    return { chains, sets, elements };
+    return { chains: table.chains, sets: table.sets, elements, rules: table.rules };
   }
 
   /** stdout of `nft ARGS`; null when nft says the object is not there. */

@@ -1,8 +1,7 @@
 /**
  * What a kube-proxy table already in the kernel holds, as far as a starting proxier needs to know
  * to take it over without a gap (see TableSync.adopt): its chains (with the hooks of base chains),
- * its sets, and the elements of the shared sets and maps. Rules are not read: every chain is
- * rewritten anyway.
+ * its sets, the elements of the shared sets and maps, and each chain's rules.
  */
 export interface KernelChain {
   readonly name: string;
@@ -15,6 +14,12 @@ export interface KernelTableState {
   readonly sets: ReadonlyMap<string, number>;
   /** container → key → element body as TableSync writes it (`KEY [comment "C"] [: VERDICT]`). */
   readonly elements: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /**
+   * chain → its rules as nft prints them (or as written, from the in-memory table): a restart keeps
+   * every chain whose rules already spell what it would write (rule-canonical.ts). Absent: unknown,
+   * so every chain is rewritten.
+   */
+  readonly rules?: ReadonlyMap<string, readonly string[]>;
 }
 
 type Json = unknown;
