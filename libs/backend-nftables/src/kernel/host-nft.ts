@@ -11,6 +11,12 @@ import { NftRunError, type NftInterface } from './nft-interface.js';
 /** A large cold-start transaction takes the kernel seconds; an nft stuck longer than this is killed. */
 const RUN_TIMEOUT_MS = 10 * 60 * 1000;
 const LIST_TIMEOUT_MS = 60 * 1000;
+/**
+ * Listing a whole table costs the kernel the square of its anonymous sets (each set's elements are
+ * fetched by a name looked up among all the table's sets: 10,000 services take 10–60 s on a busy
+ * 2-core machine). A restart that gave up would rebuild the table in one transaction, far slower.
+ */
+const TABLE_LIST_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** `/dev/stdin:12:1-30: Error: …` or `-:12:…`: the line nft names in its error. */
 const ERROR_LINE = /^[^:\n]*:(\d+):\d+(?:-\d+)?: Error:/m;
@@ -62,22 +68,27 @@ export class HostNft implements NftInterface {
    * `list set|map` each.
    */
   async readState(): Promise<KernelTableState | null> {
-    const text = await this.listOurs(ourTableArgs(this.family));
+    // The shared containers are listed while nft and the kernel list the table (they cost little
+    // beside it, and use the other core).
+    const containers = [...SERVICE_CONTAINERS, SET.nodePortIPs].map((name) => {
+      const kind = (Object.values(SET) as string[]).includes(name) ? 'set' : 'map';
+      return { name, kind, listing: this.listOurs(ourElementsArgs(this.family, kind, name)) } as const;
+    });
+    const text = await this.listOurs(ourTableArgs(this.family), TABLE_LIST_TIMEOUT_MS).finally(() => Promise.allSettled(containers.map((c) => c.listing)));
     if (text === null) return null;
     const table = parseOwnTableText(text);
     if (!table.sets.has(SET.clusterIPs)) return null;
     const elements = new Map<string, ReadonlyMap<string, string>>();
-    for (const name of [...SERVICE_CONTAINERS, SET.nodePortIPs]) {
-      const kind = (Object.values(SET) as string[]).includes(name) ? 'set' : 'map';
-      const listing = await this.listOurs(ourElementsArgs(this.family, kind, name));
-      if (listing !== null) elements.set(name, elementsFromJson(listing, kind, this.family, TABLE_NAME));
+    for (const { name, kind, listing } of containers) {
+      const json = await listing;
+      if (json !== null) elements.set(name, elementsFromJson(json, kind, this.family, TABLE_NAME));
     }
     return { chains: table.chains, sets: table.sets, elements, rules: table.rules };
   }
 
   /** stdout of `nft ARGS`; null when nft says the object is not there. */
-  private async listOurs(args: readonly string[]): Promise<string | null> {
-    const result = await this.executor.run(this.binary, [...args], { timeoutMs: LIST_TIMEOUT_MS });
+  private async listOurs(args: readonly string[], timeoutMs = LIST_TIMEOUT_MS): Promise<string | null> {
+    const result = await this.executor.run(this.binary, [...args], { timeoutMs });
     if (result.exitCode === 0) return result.stdout;
     if (result.spawnError === undefined && /No such file or directory/i.test(result.stderr)) return null;
     throw new NftRunError(`nft ${args.join(' ')} failed: ${describe(result)}`);

@@ -7,10 +7,12 @@
  *  b. restart over the identical table, `--reps` times (a new proxier each time): total, reading the
  *     table (nft's listing + our parse), nft transactions, our compute (the rest), operations;
  *  c. restart after one service's endpoint moved while no proxier ran;
- *  d. each way of listing the table (`--listings`), once per rep: nft's wall time and output size.
+ *  d. each way of listing the table, `--listing-reps` times (median): nft's wall time and output size.
+ * The restart lists the table while it renders, so `read` (the listing's wall time) overlaps our own
+ * work and `ours` is what is left of the total besides read and nft transactions.
  * Needs root and nft. With `--record`, writes docs/perf/data/nftables-restart.json.
  *
- * Usage: node tools/bench/dist/nftables/nftables-restart.bench.js [--services=10000] [--endpoints=5] [--reps=3] [--no-listings] [--record]
+ * Usage: node tools/bench/dist/nftables/nftables-restart.bench.js [--services=10000] [--endpoints=5] [--reps=3] [--listing-reps=1] [--no-listings] [--record]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -131,7 +133,7 @@ interface SizeResult {
   listings: Array<{ name: string; ms: number; mb: number; load: number }>;
 }
 
-async function measure(n: number, e: number, reps: number, listings: boolean): Promise<SizeResult> {
+async function measure(n: number, e: number, reps: number, listingReps: number): Promise<SizeResult> {
   const cluster = scaleCluster(n, e);
   const live = await NftNamespace.create(NS('live'));
   try {
@@ -154,14 +156,14 @@ async function measure(n: number, e: number, reps: number, listings: boolean): P
     const changed = await restart(live, moved);
     await expectServices(live, n, 'restart after a change');
     log(`  ${n}: restart, one service changed: ${s(changed.totalMs)} (read ${s(changed.readMs)}, nft ${s(changed.nftMs)}; ${changed.operations} ops)`);
-    return { services: n, endpoints: e, cold, floorMs, restarts, changed, listings: listings ? await listingTimes(live, reps) : [] };
+    return { services: n, endpoints: e, cold, floorMs, restarts, changed, listings: listingReps > 0 ? await listingTimes(live, listingReps) : [] };
   } finally {
     await live.destroy();
   }
 }
 
 function report(results: readonly SizeResult[]): string[] {
-  const out = ['| services × endpoints | cold start (nft) | its kernel floor | restart, identical table: total (read / nft / ours), ops | restart / cold start | restart, 1 service changed: total, ops | load |', '|---|---|---|---|---|---|---|'];
+  const out = ['| services × endpoints | cold start (nft) | its kernel floor | restart, identical table: total (read ∥ / nft / ours), ops | restart / cold start | restart, 1 service changed: total, ops | load |', '|---|---|---|---|---|---|---|'];
   for (const r of results) {
     const m = (f: (t: Timed) => number) => median(r.restarts.map(f));
     const ratio = m((t) => t.totalMs) / r.cold.totalMs;
@@ -171,7 +173,7 @@ function report(results: readonly SizeResult[]): string[] {
     );
   }
   for (const r of results.filter((x) => x.listings.length > 0)) {
-    out.push('', `Listing the table at ${r.services} × ${r.endpoints} (median of ${r.restarts.length}):`, '', '| listing | nft wall | output |', '|---|---|---|');
+    out.push('', `Listing the table at ${r.services} × ${r.endpoints}:`, '', '| listing | nft wall | output |', '|---|---|---|');
     for (const l of r.listings) out.push(`| ${l.name} | ${s(l.ms)} | ${l.mb.toFixed(1)} MB |`);
   }
   return out;
@@ -205,7 +207,7 @@ async function main(): Promise<void> {
   const results: SizeResult[] = [];
   for (const n of sizes) {
     log(`measuring ${n} services × ${endpoints} endpoints (load ${load1()})...`);
-    results.push(await measure(n, endpoints, reps, !process.argv.includes('--no-listings')));
+    results.push(await measure(n, endpoints, reps, process.argv.includes('--no-listings') ? 0 : Number(arg('listing-reps', '1'))));
   }
   process.stdout.write([`nftables restart benchmark — ${new Date().toISOString()}, node ${process.version}, load ${loadStart} → ${load1()}`, '', ...report(results)].join('\n') + '\n');
   if (process.argv.includes('--record')) record(results, loadStart);
