@@ -89,27 +89,6 @@ export function jsonObjects(text: string, kind: 'chain' | 'set' | 'map', family:
   return out;
 }
 
-export function chainsFromJson(text: string, family: string, table: string): KernelChain[] {
-  return jsonObjects(text, 'chain', family, table).map((c) => {
-    const name = String(c['name']);
-    if (typeof c['hook'] === 'string' && typeof c['type'] === 'string' && typeof c['prio'] === 'number') {
-      return { name, base: { type: c['type'], hook: c['hook'], priority: c['prio'] } };
-    }
-    return { name };
-  });
-}
-
-/** Named sets of the table with their timeouts (anonymous sets are not listed by name). */
-export function setsFromJson(text: string, family: string, table: string): Map<string, number> {
-  const sets = new Map<string, number>();
-  for (const s of jsonObjects(text, 'set', family, table)) {
-    const name = String(s['name']);
-    if (name.startsWith('__')) continue;
-    sets.set(name, typeof s['timeout'] === 'number' ? s['timeout'] : 0);
-  }
-  return sets;
-}
-
 /** key → body of one set or map listed with `nft -j list set|map`. */
 export function elementsFromJson(text: string, kind: 'set' | 'map', family: string, table: string): Map<string, string> {
   const out = new Map<string, string>();
