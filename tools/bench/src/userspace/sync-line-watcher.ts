@@ -73,7 +73,7 @@ export class SyncLineWatcher {
   }
 
   /** The first sync line after the first `seen` ones. */
-  next(seen: number, timeoutMs: number): Promise<SyncLine> {
+  async next(seen: number, timeoutMs: number): Promise<SyncLine> {
     return poll(
       `${this.family} sync line ${seen + 1}`,
       async () => {
@@ -83,7 +83,9 @@ export class SyncLineWatcher {
       },
       timeoutMs,
       20,
-    );
+    ).catch((err: unknown) => {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}; the proxy's log ends:\n${this.tail()}`);
+    });
   }
 }
 
