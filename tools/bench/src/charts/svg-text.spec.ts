@@ -16,7 +16,8 @@ describe('SVG text', () => {
     expect(formatServices(500)).toBe('500');
     expect(formatSeconds(0.012)).toBe('12 ms');
     expect(formatSeconds(9.1)).toBe('9.1 s');
-    expect(formatSeconds(394)).toBe('6.57 min');
+    expect(formatSeconds(394)).toBe('394 s');
+    expect(formatSeconds(1000)).toBe('1,000 s');
     expect(px(-0.001)).toBe('0');
     expect(px(1 / 3)).toBe('0.33');
   });

@@ -43,9 +43,8 @@ export function formatServices(n: number): string {
   return formatNumber(n);
 }
 
-/** A duration given in seconds: 5 ms, 1.5 s, 2 min. */
+/** A duration given in seconds: 5 ms, 1.5 s, 1,000 s (seconds throughout, so decade ticks stay round). */
 export function formatSeconds(s: number): string {
   if (s < 1) return `${formatNumber(s * 1000)} ms`;
-  if (s < 120) return `${formatNumber(s)} s`;
-  return `${formatNumber(s / 60)} min`;
+  return `${formatNumber(s)} s`;
 }
