@@ -26,6 +26,9 @@ export interface ReconcileResult {
   readonly capturesChanged: boolean;
 }
 
+/** Sockets opened at once when the kernel picks their ports (see reconcileEach). */
+const PARALLEL_OPENS = 64;
+
 type MutableResult = { failed: string[]; toClose: ClosingSocket[]; capturesChanged: boolean };
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -89,11 +92,8 @@ export class SocketTable {
    */
   async reconcile(desired: readonly DesiredPort[]): Promise<ReconcileResult> {
     const result: MutableResult = { failed: [], toClose: [], capturesChanged: false };
-    const wanted = new Set<string>();
-    for (const want of desired) {
-      wanted.add(want.key);
-      await this.reconcileOne(want, result);
-    }
+    await this.reconcileEach(desired, result);
+    const wanted = new Set(desired.map((d) => d.key));
     for (const proxy of [...this.proxies.values()]) if (!wanted.has(proxy.key)) this.remove(proxy, result);
     return result;
   }
@@ -105,16 +105,28 @@ export class SocketTable {
    */
   async reconcileKeys(desired: readonly DesiredPort[], keys: Iterable<string>): Promise<ReconcileResult> {
     const result: MutableResult = { failed: [], toClose: [], capturesChanged: false };
-    const wanted = new Set<string>();
-    for (const want of desired) {
-      wanted.add(want.key);
-      await this.reconcileOne(want, result);
-    }
+    await this.reconcileEach(desired, result);
+    const wanted = new Set(desired.map((d) => d.key));
     for (const key of keys) {
       const proxy = this.proxies.get(key);
       if (proxy !== undefined && !wanted.has(key)) this.remove(proxy, result);
     }
     return result;
+  }
+
+  /**
+   * Each desired port, up to PARALLEL_OPENS at a time when the kernel picks the ports. Every new
+   * socket is a round trip to the data-plane worker; one after another, 10,000 of them were most of
+   * a cold start's wall time. With --proxy-port-range (lowest free first) and in a dry run (whose
+   * pretended ports are numbered in order) they stay one at a time, so ports are handed out as before.
+   */
+  private async reconcileEach(desired: readonly DesiredPort[], result: MutableResult): Promise<void> {
+    const lanes = this.allocator.range === null && !this.dryRun ? Math.min(PARALLEL_OPENS, desired.length) : 1;
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < desired.length) await this.reconcileOne(desired[next++] as DesiredPort, result);
+    };
+    await Promise.all(Array.from({ length: lanes }, lane));
   }
 
   private async reconcileOne(want: DesiredPort, result: MutableResult): Promise<void> {

@@ -68,14 +68,23 @@ function chartLine(series: PerfSeries, toY: (v: number) => number, formatValue: 
   };
 }
 
-/** One line per data file that contributed: what ran it, when, and how busy the machine was. */
+/** Characters of a footer line that fit the chart's width at the footer's font size. */
+const FOOTER_MAX = 120;
+
+function truncate(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+/** Two lines per data file that contributed: what ran it, when, and how busy the machine was. */
 function footer(sourced: readonly Sourced[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const { file } of sourced) {
     if (seen.has(file.id)) continue;
     seen.add(file.id);
-    out.push(`${file.id}: \`${file.command}\`, ${file.measuredAt}, load ${formatNumber(file.load1[0])} → ${formatNumber(file.load1[1])}`);
+    // Two lines a file: the footer must fit the chart's width in a README.
+    out.push(`${file.id}: ${truncate(file.command, FOOTER_MAX)}`);
+    out.push(`    measured ${file.measuredAt}, 1-minute load ${formatNumber(file.load1[0])} → ${formatNumber(file.load1[1])} (start → end)`);
   }
   return out;
 }

@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     const limit = softNofile();
     if (services + FD_HEADROOM > limit) {
       skipped.push(`${services} services: a proxy socket each needs ${services + FD_HEADROOM} descriptors, RLIMIT_NOFILE is ${limit}`);
-      console.log(`SKIPPED ${services} services: RLIMIT_NOFILE ${limit} < ${services} sockets + ${FD_HEADROOM}`);
+      console.log(`  skipping ${services} services: RLIMIT_NOFILE ${limit} < ${services} sockets + ${FD_HEADROOM}`);
       continue;
     }
     console.log(`${services} services × ${endpoints} endpoints (load ${loadAverage1()})`);
