@@ -141,6 +141,7 @@ export async function measureUserspaceScale(opts: UserspaceScaleOptions): Promis
     const rssKiB = statusKiB(pid, 'VmRSS');
     const peakKiB = statusKiB(pid, 'VmHWM');
     if (rssKiB === undefined || peakKiB === undefined) throw new Error(`the proxy is gone:\n${watcher.tail()}`);
+    opts.log(`  settled: VmRSS ${Math.round(rssKiB / 1024)} MB, VmHWM ${Math.round(peakKiB / 1024)} MB; ${listeners} listeners; capture rules restore in ${kernelApplyMs} ms into an empty namespace`);
     const changeSyncs = await measureChanges(api, watcher, opts);
     const snapshot = opts.snapshotDir ? await takeSnapshot(pid, opts.snapshotDir) : undefined;
     proxy.kill('SIGTERM');

@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   const measuredAt = new Date().toISOString();
   const results: UserspaceScaleResult[] = [];
   const skipped: string[] = [];
+  const failed: string[] = [];
   for (const services of sizes) {
     const limit = softNofile();
     if (services + FD_HEADROOM > limit) {
@@ -69,7 +70,13 @@ async function main(): Promise<void> {
     }
     console.log(`${services} services × ${endpoints} endpoints (load ${loadAverage1()})`);
     const log = (l: string) => console.log(l);
-    results.push(await measureUserspaceScale({ services, endpointsPerService: endpoints, settleS, changes, log, ...(snapshots ? { snapshotDir: join(snapshots, String(services)) } : {}) }));
+    try {
+      results.push(await measureUserspaceScale({ services, endpointsPerService: endpoints, settleS, changes, log, ...(snapshots ? { snapshotDir: join(snapshots, String(services)) } : {}) }));
+    } catch (err) {
+      // One size failing (another bench holding the xtables lock, a timeout) must not lose the others.
+      failed.push(`${services} services: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+      console.error(`  ${services} services failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
   }
   const load1 = loadAverage1();
   console.log(`\nload ${load0} → ${load1}`);
@@ -77,11 +84,13 @@ async function main(): Promise<void> {
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) console.log(report(r));
   for (const s of skipped) console.log(`skipped: ${s}`);
+  for (const f of failed) console.log(`failed: ${f}`);
   if (process.argv.includes('--record') && results.length > 0) {
     const command = `npm run bench:userspace-scale -- ${process.argv.slice(2).join(' ')}`.trim();
     const path = writePerfData(join(REPO_ROOT, 'docs/perf/data'), userspaceScaleData(results, { command, measuredAt, load1: [load0, load1] }));
     console.log(`recorded ${path}`);
   }
+  if (failed.length > 0) process.exitCode = 1;
 }
 
 main().catch((err: unknown) => {
