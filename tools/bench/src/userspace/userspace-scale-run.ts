@@ -175,6 +175,7 @@ async function firstSyncInKernel(
   // The sync that installed them logs its line as soon as its restore returns; the kernel poll can see
   // the rules a moment before. The first IPv4 line whose sync put them there is the last one seen by now
   // or the next one.
-  const firstSync = await watcher.firstWithin(10_000);
+  // The jump rules are ensured after the restore (five `iptables` runs, which may wait for the xtables lock).
+  const firstSync = await watcher.firstWithin(120_000);
   return { coldStartMs: firstSync.at - started, firstSync, nat };
 }
