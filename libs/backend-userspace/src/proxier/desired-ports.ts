@@ -25,6 +25,13 @@ function targets(endpoints: readonly Endpoint[]): readonly ProxyTarget[] {
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
+function* present(serviceMap: ServicePortMap, keys: Iterable<string>): Iterable<[string, ServicePort]> {
+  for (const key of keys) {
+    const service = serviceMap.get(key);
+    if (service !== undefined) yield [key, service];
+  }
+}
+
 /**
  * The service ports to proxy and the endpoints of each traffic class, decided by core's
  * planServicePort (ready endpoints; serving-terminating ones when none is ready; traffic policies;
@@ -40,10 +47,12 @@ export function desiredPorts(
   skipped: (key: string, reason: string) => void,
   /** Feature gates core's topology reads (PreferSameTrafficDistribution); default: their defaults. */
   gates?: TopologyGates,
+  /** Only these service-port keys (a partial sync's changed ones; absent keys are skipped); default: all. */
+  keys?: Iterable<string>,
 ): DesiredPort[] {
   const context: ServicePlanContext = { nodeName, nodeLabels, topologyGates: gates, masqueradeAll: false, localDetection: false, nodeIP: null };
   const out: DesiredPort[] = [];
-  for (const [key, service] of serviceMap) {
+  for (const [key, service] of keys === undefined ? serviceMap : present(serviceMap, keys)) {
     if (service.protocol === 'SCTP') {
       skipped(key, 'SCTP is not supported by the userspace proxy');
       continue;

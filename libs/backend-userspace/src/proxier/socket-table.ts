@@ -12,11 +12,39 @@ export interface ServicePortProxy {
   external: ProxySocketHandle | null;
 }
 
+type ClosingSocket = { readonly key: string; readonly protocol: 'TCP' | 'UDP'; readonly socket: ProxySocketHandle };
+
 export interface ReconcileResult {
   /** Service ports whose socket could not be opened this time (retried on the next sync). */
   readonly failed: readonly string[];
   /** Sockets to close once the capture rules no longer point at them. */
-  readonly toClose: readonly { readonly key: string; readonly protocol: 'TCP' | 'UDP'; readonly socket: ProxySocketHandle }[];
+  readonly toClose: readonly ClosingSocket[];
+  /**
+   * Whether the capture rules must change: a socket opened or closed, or a service port's addresses
+   * or ports moved. False when only endpoints changed, which the sockets already follow.
+   */
+  readonly capturesChanged: boolean;
+}
+
+/** Sockets opened at once when the kernel picks their ports (see reconcileEach). */
+const PARALLEL_OPENS = 64;
+
+type MutableResult = { failed: string[]; toClose: ClosingSocket[]; capturesChanged: boolean };
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+/** Whether two versions of a service port capture the same traffic (what the capture rules are made of). */
+function sameCapture(a: ServicePort, b: ServicePort): boolean {
+  return (
+    a.clusterIP === b.clusterIP &&
+    a.port === b.port &&
+    a.nodePort === b.nodePort &&
+    a.protocol === b.protocol &&
+    sameList(a.externalIPs, b.externalIPs) &&
+    sameList(a.loadBalancerVIPs, b.loadBalancerVIPs)
+  );
 }
 
 function isAddressInUse(err: unknown): boolean {
@@ -48,6 +76,11 @@ export class SocketTable {
     return [...this.proxies.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
+  /** The service-port keys that have sockets (insertion order). */
+  keys(): IterableIterator<string> {
+    return this.proxies.keys();
+  }
+
   get(key: string): ServicePortProxy | undefined {
     return this.proxies.get(key);
   }
@@ -58,44 +91,80 @@ export class SocketTable {
    * capture rules stop pointing at them).
    */
   async reconcile(desired: readonly DesiredPort[]): Promise<ReconcileResult> {
-    const failed: string[] = [];
-    const toClose: { key: string; protocol: 'TCP' | 'UDP'; socket: ProxySocketHandle }[] = [];
-    const wanted = new Set<string>();
-    for (const want of desired) {
-      wanted.add(want.key);
-      const protocol = want.service.protocol as 'TCP' | 'UDP';
-      let proxy = this.proxies.get(want.key);
-      if (proxy !== undefined && proxy.protocol !== protocol) {
-        this.remove(proxy, toClose);
-        proxy = undefined;
-      }
-      const affinity = want.service.sessionAffinityClientIP ? want.service.stickyMaxAgeSeconds : 0;
-      try {
-        if (proxy === undefined) {
-          const internal = await this.openListener(want.key, protocol, want.internal, affinity);
-          proxy = { key: want.key, protocol, service: want.service, internal, external: null };
-          this.proxies.set(want.key, proxy);
-        }
-        proxy.service = want.service;
-        proxy.internal.update(want.internal, affinity);
-        if (want.external === null) {
-          if (proxy.external !== null) {
-            toClose.push({ key: want.key, protocol, socket: proxy.external });
-            this.allocator.release(protocol, proxy.external.port);
-            proxy.external = null;
-          }
-        } else if (proxy.external === null) {
-          proxy.external = await this.openListener(want.key, protocol, want.external, affinity);
-        } else {
-          proxy.external.update(want.external, affinity);
-        }
-      } catch (err) {
-        failed.push(want.key);
-        this.logger.error('Failed to open a proxy socket for the service port; will retry', { servicePort: want.key, protocol, error: String(err) });
-      }
+    const result: MutableResult = { failed: [], toClose: [], capturesChanged: false };
+    await this.reconcileEach(desired, result);
+    const wanted = new Set(desired.map((d) => d.key));
+    for (const proxy of [...this.proxies.values()]) if (!wanted.has(proxy.key)) this.remove(proxy, result);
+    return result;
+  }
+
+  /**
+   * The same for the service ports of `keys` only (a partial sync: the ports of the Services that
+   * changed): `desired` holds those of them that still exist, the others are removed. Cost follows
+   * the change, not the table.
+   */
+  async reconcileKeys(desired: readonly DesiredPort[], keys: Iterable<string>): Promise<ReconcileResult> {
+    const result: MutableResult = { failed: [], toClose: [], capturesChanged: false };
+    await this.reconcileEach(desired, result);
+    const wanted = new Set(desired.map((d) => d.key));
+    for (const key of keys) {
+      const proxy = this.proxies.get(key);
+      if (proxy !== undefined && !wanted.has(key)) this.remove(proxy, result);
     }
-    for (const proxy of [...this.proxies.values()]) if (!wanted.has(proxy.key)) this.remove(proxy, toClose);
-    return { failed, toClose };
+    return result;
+  }
+
+  /**
+   * Each desired port, up to PARALLEL_OPENS at a time when the kernel picks the ports. Every new
+   * socket is a round trip to the data-plane worker; one after another, 10,000 of them were most of
+   * a cold start's wall time. With --proxy-port-range (lowest free first) and in a dry run (whose
+   * pretended ports are numbered in order) they stay one at a time, so ports are handed out as before.
+   */
+  private async reconcileEach(desired: readonly DesiredPort[], result: MutableResult): Promise<void> {
+    const lanes = this.allocator.range === null && !this.dryRun ? Math.min(PARALLEL_OPENS, desired.length) : 1;
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < desired.length) await this.reconcileOne(desired[next++] as DesiredPort, result);
+    };
+    await Promise.all(Array.from({ length: lanes }, lane));
+  }
+
+  private async reconcileOne(want: DesiredPort, result: MutableResult): Promise<void> {
+    const protocol = want.service.protocol as 'TCP' | 'UDP';
+    let proxy = this.proxies.get(want.key);
+    if (proxy !== undefined && proxy.protocol !== protocol) {
+      this.remove(proxy, result);
+      proxy = undefined;
+    }
+    const affinity = want.service.sessionAffinityClientIP ? want.service.stickyMaxAgeSeconds : 0;
+    try {
+      if (proxy === undefined) {
+        const internal = await this.openListener(want.key, protocol, want.internal, affinity);
+        proxy = { key: want.key, protocol, service: want.service, internal, external: null };
+        this.proxies.set(want.key, proxy);
+        result.capturesChanged = true;
+      } else if (!sameCapture(proxy.service, want.service)) {
+        result.capturesChanged = true;
+      }
+      proxy.service = want.service;
+      proxy.internal.update(want.internal, affinity);
+      if (want.external === null) {
+        if (proxy.external !== null) {
+          result.toClose.push({ key: want.key, protocol, socket: proxy.external });
+          this.allocator.release(protocol, proxy.external.port);
+          proxy.external = null;
+          result.capturesChanged = true;
+        }
+      } else if (proxy.external === null) {
+        proxy.external = await this.openListener(want.key, protocol, want.external, affinity);
+        result.capturesChanged = true;
+      } else {
+        proxy.external.update(want.external, affinity);
+      }
+    } catch (err) {
+      result.failed.push(want.key);
+      this.logger.error('Failed to open a proxy socket for the service port; will retry', { servicePort: want.key, protocol, error: String(err) });
+    }
   }
 
   /**
@@ -111,16 +180,17 @@ export class SocketTable {
 
   /** Closes every socket (the proxier is stopping for good or cleaning up). */
   closeAll(): void {
-    const toClose: { key: string; protocol: 'TCP' | 'UDP'; socket: ProxySocketHandle }[] = [];
-    for (const proxy of [...this.proxies.values()]) this.remove(proxy, toClose);
-    for (const { socket } of toClose) socket.close();
+    const result: MutableResult = { failed: [], toClose: [], capturesChanged: false };
+    for (const proxy of [...this.proxies.values()]) this.remove(proxy, result);
+    for (const { socket } of result.toClose) socket.close();
   }
 
-  private remove(proxy: ServicePortProxy, toClose: { key: string; protocol: 'TCP' | 'UDP'; socket: ProxySocketHandle }[]): void {
+  private remove(proxy: ServicePortProxy, result: MutableResult): void {
     this.proxies.delete(proxy.key);
+    result.capturesChanged = true;
     for (const socket of [proxy.internal, proxy.external]) {
       if (socket === null) continue;
-      toClose.push({ key: proxy.key, protocol: proxy.protocol, socket });
+      result.toClose.push({ key: proxy.key, protocol: proxy.protocol, socket });
       this.allocator.release(proxy.protocol, socket.port);
     }
   }

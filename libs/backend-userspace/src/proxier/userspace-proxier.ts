@@ -1,4 +1,4 @@
-import type { Clock, IPFamily, Logger, NetworkInterfaces, NodePortAddresses, ProxierObservers, ProxyContext, ProxyMetrics, SyncRequest, SyncResult, SyncStats, V1Node } from '@kube-proxy/core';
+import type { AppliedChanges, Clock, IPFamily, Logger, NetworkInterfaces, NodePortAddresses, ProxierObservers, ProxyContext, ProxyMetrics, SyncRequest, SyncResult, SyncStats, V1Node } from '@kube-proxy/core';
 import { networkInterfaces as osNetworkInterfaces } from 'node:os';
 import type { IptablesInterface } from '@kube-proxy/netfilter-iptables';
 import { extractLines, IptablesRestoreError } from '@kube-proxy/netfilter-iptables';
@@ -28,7 +28,7 @@ export interface UserspaceProxierOptions {
   readonly networkInterfaces?: NetworkInterfaces;
 }
 
-/** Counters of one proxier beyond the engine's SyncStats (every userspace sync is a full one). */
+/** Counters of one proxier beyond the engine's SyncStats. */
 export interface UserspaceSyncStats extends SyncStats {
   restoreFailures: number;
   natRules: number;
@@ -64,6 +64,8 @@ export class UserspaceProxier extends SyncingProxier {
   private readonly nodePortInterfaces: NodePortInterfaces;
   private readonly warnedSkips = new Set<string>();
   private hostRulesWarned = false;
+  /** Service ports whose socket failed to open: a partial sync tries them again. */
+  private failedKeys: ReadonlySet<string> = new Set();
 
   constructor(options: UserspaceProxierOptions) {
     const { family, context } = options;
@@ -78,10 +80,12 @@ export class UserspaceProxier extends SyncingProxier {
       clock: options.clock,
       syncPeriodMs: parseDuration(config.iptables.syncPeriod),
       minSyncPeriodMs: parseDuration(config.iptables.minSyncPeriod),
-      // Every sync reconciles every socket and rewrites the capture chains. Flushed capture rules are
-      // noticed by the flush monitor every syncPeriod, which forces a resync; otherwise a full resync
-      // every hour, as iptables mode.
-      alwaysFull: true,
+      // A full sync reconciles every socket and rewrites the capture chains; a partial one only the
+      // sockets of the Services that changed, and the capture chains only when their addresses, ports
+      // or sockets did (an endpoint change rewrites nothing in the kernel). Flushed capture rules are
+      // noticed by the flush monitor every syncPeriod, which forces a full sync; otherwise a full
+      // resync every hour, as iptables mode. A dry run prints the whole table each time: always full.
+      alwaysFull: context.dryRun,
       dryRunSink: context.dryRun ? context.dryRunSink : undefined,
       tagDryRunOutput: options.tagDryRunOutput ?? false,
     });
@@ -124,6 +128,7 @@ export class UserspaceProxier extends SyncingProxier {
   forceSync(): void {
     if (this.stopped) return;
     this.stats.flushesDetected = this.captureMonitor?.flushesDetected ?? 0;
+    this.requestFullSync();
     this.sync();
   }
 
@@ -131,12 +136,14 @@ export class UserspaceProxier extends SyncingProxier {
   dataPlaneLost(): void {
     if (this.stopped) return;
     this.sockets.forgetAll();
+    this.requestFullSync();
     this.sync();
   }
 
   /** A dry run resolves --nodeport-addresses among the Node object's addresses: render again when they change. */
   protected override nodeEvent(node: V1Node, deleted: boolean): void {
     if (!this.nodePortInterfaces.nodeEvent(node, deleted)) return;
+    this.requestFullSync();
     if (this.state.isInitialized()) this.sync();
   }
 
@@ -146,17 +153,21 @@ export class UserspaceProxier extends SyncingProxier {
    * The datapath step: sockets first (a capture rule must never point at a port nobody listens on),
    * then the capture chains in one iptables-restore, then the sockets of removed service ports closed.
    */
-  protected async syncOnce(_request: SyncRequest): Promise<SyncResult> {
+  protected async syncOnce(request: SyncRequest): Promise<SyncResult> {
+    const keys = request.full ? undefined : this.changedKeys(request.applied);
     const desired = desiredPorts(this.state.serviceMap, this.state.endpointsMap, this.context.nodeName, this.state.nodeLabels, (key, reason) => {
       if (this.warnedSkips.has(key)) return;
       this.warnedSkips.add(key);
       this.logger.warn('Skipping service port', { servicePort: key, reason });
-    }, topologyGates(this.context.config.featureGates));
-    const { failed, toClose } = await this.sockets.reconcile(desired);
+    }, topologyGates(this.context.config.featureGates), keys);
+    const { failed, toClose, capturesChanged } = keys === undefined ? await this.sockets.reconcile(desired) : await this.sockets.reconcileKeys(desired, keys);
+    this.failedKeys = new Set(failed);
     if (this.stopped) {
       for (const { socket } of toClose) socket.close();
       return { outcome: 'failed' };
     }
+    // Only endpoints moved: the sockets follow them already and the capture rules stay as they are.
+    if (keys !== undefined && !capturesChanged) return this.syncedResult(failed);
     const selection = resolveNodePortAddresses(this.nodePortAddresses, this.nodePortInterfaces.interfaces());
     const rules = renderCaptureRules(this.sockets.entries().map(portalOf), {
       family: this.family,
@@ -178,13 +189,37 @@ export class UserspaceProxier extends SyncingProxier {
     if (!rulesApplied) return { outcome: 'failed' };
     this.stats.natRules = rules.natRules;
     this.stats.filterRules = rules.filterRules;
+    return this.syncedResult(failed, this.context.dryRun ? [this.portTable() + rules.payload] : undefined);
+  }
+
+  private syncedResult(failed: readonly string[], dryRunOutput?: string[]): SyncResult {
     return {
       outcome: 'synced',
       ...(this.iptables === null ? {} : { publish: (metrics) => this.publishRuleCounts(metrics) }),
-      ...(this.context.dryRun ? { dryRunOutput: [this.portTable() + rules.payload], dryRunLabel: 'userspace' } : {}),
+      ...(dryRunOutput ? { dryRunOutput, dryRunLabel: 'userspace' } : {}),
       // Counted as synced (everything else is programmed), but try the failed sockets again soon.
       ...(failed.length > 0 ? { retryAfterMs: this.syncPeriodMs } : {}),
     };
+  }
+
+  /**
+   * The service-port keys a partial sync looks at: every port of every Service whose ports or
+   * endpoints changed (those it has and those it had a socket for), and the ports whose socket failed
+   * to open. Finding a Service's ports scans the key sets once (string compares, well under a
+   * millisecond at 10,000 service ports); everything after that is per changed port.
+   */
+  private changedKeys(applied: AppliedChanges): Set<string> {
+    const keys = new Set<string>(this.failedKeys);
+    const names = new Set<string>(applied.services.updatedServices);
+    for (const n of applied.endpoints.updatedServices) names.add(n);
+    if (names.size === 0) return keys;
+    const nnOf = (key: string) => {
+      const colon = key.indexOf(':');
+      return colon < 0 ? key : key.slice(0, colon);
+    };
+    for (const key of this.state.serviceMap.keys()) if (names.has(nnOf(key))) keys.add(key);
+    for (const key of this.sockets.keys()) if (names.has(nnOf(key))) keys.add(key);
+    return keys;
   }
 
   /** Replaces the capture chains, then makes sure the built-in chains jump to them. */

@@ -64,6 +64,14 @@ export class NetnsApiHost {
     }
   }
 
+  /** Replaces the objects (same name, new content), `batchSize` per round trip, in order. */
+  async updateAll(objects: readonly object[], batchSize = 500): Promise<void> {
+    for (let i = 0; i < objects.length; i += batchSize) {
+      const ops = objects.slice(i, i + batchSize).map((object) => ({ op: 'update', object }));
+      await this.request({ op: 'batch', ops }, 60_000);
+    }
+  }
+
   private request(cmd: Record<string, unknown>, timeoutMs: number): Promise<Ack> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
