@@ -64,6 +64,11 @@ export class NetnsApiHost {
     }
   }
 
+  /** Replaces the objects (same names), in order, in one round trip. */
+  async update(objects: readonly object[]): Promise<void> {
+    await this.request({ op: 'batch', ops: objects.map((object) => ({ op: 'update', object })) }, 60_000);
+  }
+
   private request(cmd: Record<string, unknown>, timeoutMs: number): Promise<Ack> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

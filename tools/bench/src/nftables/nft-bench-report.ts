@@ -43,7 +43,7 @@ export interface BatchFigure {
   readonly repsMs?: readonly number[];
 }
 
-export const fmtMs = (x: number): string => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(1)} ms`);
+export const fmtMs = (x: number): string => (Number.isNaN(x) ? '–' : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(1)} ms`);
 export const fmtRatio = (a: number, b: number): string => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : '–');
 
 /** The figure whose total is the median of the repetitions (the lower middle one of an even count), with every total. */
