@@ -76,7 +76,7 @@ const nftablesProbe: KernelProbe = {
   endpointServed: async (node, service, endpoint) => {
     // The service chain: `dnat to IP:PORT` for one endpoint, a numgen map of `IP . PORT` for several.
     const chain = CLUSTER_POLICY_PREFIX + servicePortNameBase({ namespace: service.namespace, name: service.name, port: 'http', protocol: 'TCP', key: `${service.namespace}/${service.name}:http` });
-    const r = await node.exec(node.ns.node, 'nft', ['list', 'chain', 'ip', 'kube-proxy', chain], { allowFailure: true, timeoutMs: 60_000 });
+    const r = await node.exec(node.ns.node, 'nft', ['list', 'chain', 'ip', 'kube-proxy', chain], { allowFailure: true, timeoutMs: 300_000 });
     const colon = endpoint.lastIndexOf(':');
     return r.code === 0 && (r.stdout.includes(`dnat to ${endpoint}`) || r.stdout.includes(`${endpoint.slice(0, colon)} . ${endpoint.slice(colon + 1)}`));
   },
