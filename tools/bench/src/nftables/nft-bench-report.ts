@@ -35,6 +35,8 @@ export interface NftBenchRow {
 
 export interface BatchFigure {
   readonly batch: number;
+  /** How the sweep named it (B or B:M), when not just the batch. */
+  readonly label?: string;
   readonly transactions: number;
   readonly jsMs: number;
   readonly kernelMs: number;
@@ -75,7 +77,7 @@ export function formatReport(rows: readonly NftBenchRow[], sweeps: ReadonlyArray
     out.push('|---|---|---|---|---|---|');
     for (const b of s.runs) {
       const reps = b.repsMs && b.repsMs.length > 1 ? ` ${brackets(b.repsMs)}` : '';
-      out.push(`| ${b.batch}${b === best ? ' (fastest)' : ''} | ${b.transactions} | ${fmtMs(b.jsMs)} | ${fmtMs(b.kernelMs)} | ${fmtMs(b.totalMs)}${reps} | ${fmtRatio(b.totalMs, best.totalMs)} |`);
+      out.push(`| ${b.label ?? b.batch}${b === best ? ' (fastest)' : ''} | ${b.transactions} | ${fmtMs(b.jsMs)} | ${fmtMs(b.kernelMs)} | ${fmtMs(b.totalMs)}${reps} | ${fmtRatio(b.totalMs, best.totalMs)} |`);
     }
   }
   return out;

@@ -12,7 +12,8 @@
  *  e. with --running: the real proxy (`bin/kube-proxy --proxy-mode=nftables` against the test API
  *     server in a simulated node's namespace, running-proxy-memory.ts): spawn → rules in the kernel,
  *     settled RSS and VmHWM, and --changes one-endpoint changes through the API server,
- * and, at the sweep sizes, the cold start at several batch sizes (coldStartBatches(…, batch)).
+ * and, at the sweep sizes, the cold start at several batch sizes (coldStartBatches(…, batch)): a
+ * --batches entry B or B:M is B anonymous sets and M services (COLD_START_MAX_SERVICES) per transaction.
  * A size is N (× --endpoints) or NxE (e.g. 45000x1). --record writes docs/perf/data/nftables-scale.json.
  * Needs root and nft.
  *
@@ -23,7 +24,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { COLD_START_BATCH, HostNft, type NftablesProxier } from '@kube-proxy/backend-nftables/internal';
+import { COLD_START_BATCH, COLD_START_MAX_SERVICES, HostNft, type NftablesProxier } from '@kube-proxy/backend-nftables/internal';
 import { NftNamespace, withNamespace } from './nft-netns.js';
 import { RecordingNft, kernelMs, type RecordedRun } from './recording-nft.js';
 import { benchNode, loadedNftProxier } from './nft-bench-proxier.js';
@@ -173,24 +174,31 @@ async function measure(size: Size, dir: string, opts: MeasureOptions): Promise<{
   }
 }
 
-async function sweepOnce(cluster: ScaleCluster, n: number, batch: number, proxierColdText: string | undefined): Promise<BatchFigure> {
+/** A sweep entry: anonymous sets per transaction, and services per transaction ("B:M"; M defaults). */
+function batchOf(token: number | string): { batch: number; maxServices: number } {
+  const [b, m] = String(token).split(':');
+  return { batch: Number(b), maxServices: m === undefined ? COLD_START_MAX_SERVICES : Number(m) };
+}
+
+async function sweepOnce(cluster: ScaleCluster, n: number, token: string, proxierColdText: string | undefined): Promise<BatchFigure> {
+  const { batch, maxServices } = batchOf(token);
   return withNamespace(NS(`sweep-${batch}`), async (ns) => {
     const rec = new RecordingNft(new HostNft(ns.executor, 'ip'));
-    const run = await coldStartAtBatch(cluster, rec, batch);
+    const run = await coldStartAtBatch(cluster, rec, batch, maxServices);
     const { runs, overheadMs } = rec.take();
     await expectServices(ns, n, `sweep batch ${batch}`);
     // The sweep must plan what the proxier plans: at the default batch, the same bytes.
-    if (batch === COLD_START_BATCH && proxierColdText !== undefined && runs.map((r) => r.text).join('') !== proxierColdText) {
+    if (batch === COLD_START_BATCH && maxServices === COLD_START_MAX_SERVICES && proxierColdText !== undefined && runs.map((r) => r.text).join('') !== proxierColdText) {
       throw new Error("the sweep's cold start at the default batch differs from the proxier's");
     }
-    return { ...run, jsMs: run.jsMs - overheadMs, totalMs: run.totalMs - overheadMs };
+    return { ...run, label: token, jsMs: run.jsMs - overheadMs, totalMs: run.totalMs - overheadMs };
   });
 }
 
 /** Every batch size `reps` times, the order rotated each pass so no size always runs first or last. */
-async function sweep(n: number, batches: readonly number[], reps: number, proxierColdText: string | undefined): Promise<BatchFigure[]> {
+async function sweep(n: number, batches: readonly string[], reps: number, proxierColdText: string | undefined): Promise<BatchFigure[]> {
   const cluster = scaleCluster(n, ENDPOINTS_PER_SERVICE);
-  const byBatch = new Map<number, BatchFigure[]>(batches.map((b) => [b, []]));
+  const byBatch = new Map<string, BatchFigure[]>(batches.map((b) => [b, []]));
   for (let pass = 0; pass < reps; pass++) {
     for (let i = 0; i < batches.length; i++) {
       const batch = batches[(i + pass) % batches.length]!;
@@ -226,7 +234,7 @@ async function main(): Promise<void> {
   ENDPOINTS_PER_SERVICE = Number(arg('endpoints', '5'));
   const sizes = sizesOf(arg('sizes', '1000,10000'));
   const sweepSizes = numbers(arg('sweep-sizes', '10000'));
-  const batches = numbers(arg('batches', '500,1000,2000,5000'));
+  const batches = arg('batches', '500,1000,2000,5000').split(',').filter((x) => x !== '');
   const sweepReps = Number(arg('sweep-reps', '1'));
   const opts: MeasureOptions = { once: !flag('no-once'), restart: !flag('no-restart'), oneTx: !flag('no-one-tx') };
   const load0 = loadavg()[0]!;
@@ -249,7 +257,7 @@ async function main(): Promise<void> {
   }
   const load1: [number, number] = [load0, loadavg()[0]!];
   const out = [
-    `nftables sync benchmark — ${new Date().toISOString()}, node ${process.version}, default batch ${COLD_START_BATCH}, 1-min load ${load1[0].toFixed(2)} → ${load1[1].toFixed(2)}`,
+    `nftables sync benchmark — ${new Date().toISOString()}, node ${process.version}, default batch ${COLD_START_BATCH} anonymous sets / ${COLD_START_MAX_SERVICES} services, 1-min load ${load1[0].toFixed(2)} → ${load1[1].toFixed(2)}`,
     '',
     ...formatReport(rows, sweeps),
     ...formatRunning(runs),
