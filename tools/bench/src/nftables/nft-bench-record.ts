@@ -90,7 +90,9 @@ export const BOUNDS: readonly Series[] = [
 
 const s3 = (ms: number) => Math.round(ms) / 1000;
 
+/** A series of points in the order of their size (the chart draws them as a line). */
 function series(metric: string, source: Series['source'], label: string, points: Point[]): Series[] {
+  points.sort((a, b) => a.services - b.services || a.endpoints - b.endpoints);
   return points.length > 0 ? [{ mode: 'nftables', metric, source, label, points }] : [];
 }
 
