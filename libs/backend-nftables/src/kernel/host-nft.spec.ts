@@ -43,31 +43,43 @@ describe('HostNft', () => {
     await expect(new HostNft(failing, 'ip').tableExists()).rejects.toThrow(NftRunError);
   });
 
-  it('reads a restart\'s state naming only its own table: one terse `list table`, then one `list set|map` per shared container', async () => {
-    const table = JSON.stringify({
-      nftables: [
-        { metainfo: {} },
-        { table: { family: 'ip', name: 'kube-proxy' } },
-        { set: { family: 'ip', name: 'cluster-ips', table: 'kube-proxy', type: 'ipv4_addr' } },
-        { set: { family: 'ip', name: 'affinity-x', table: 'kube-proxy', type: 'ipv4_addr', timeout: 10800 } },
-        { chain: { family: 'ip', table: 'kube-proxy', name: 'nat-prerouting', type: 'nat', hook: 'prerouting', prio: -100 } },
-        { chain: { family: 'ip', table: 'kube-proxy', name: 'service-ABC-ns/svc/tcp/p' } },
-        { rule: { family: 'ip', table: 'kube-proxy', chain: 'nat-prerouting', expr: [] } },
-      ],
-    });
+  it('reads a restart\'s state naming only its own table: one terse text `list table`, then one `list set|map` per shared container', async () => {
+    const table = [
+      'table ip kube-proxy {',
+      '\tcomment "rules for kube-proxy"',
+      '\tset cluster-ips {',
+      '\t\ttype ipv4_addr',
+      '\t\tcomment "Active ClusterIPs"',
+      '\t}',
+      '\tset affinity-x {',
+      '\t\ttype ipv4_addr',
+      '\t\tsize 65535',
+      '\t\tflags dynamic,timeout',
+      '\t\ttimeout 3h',
+      '\t}',
+      '\tchain nat-prerouting {',
+      '\t\ttype nat hook prerouting priority dstnat; policy accept;',
+      '\t\tjump services',
+      '\t}',
+      '\tchain service-ABC-ns/svc/tcp/p {',
+      '\t\tmeta l4proto tcp dnat to 10.0.0.1:80',
+      '\t}',
+      '}',
+    ].join('\n');
     const elements = '{"nftables": [{"metainfo": {}}, {"set": {"family": "ip", "name": "cluster-ips", "table": "kube-proxy", "elem": ["10.0.0.1"]}}]}';
     const exec = new FakeCommandExecutor()
-      .on({ command: 'nft', args: ['-j', '-t', 'list', 'table', 'ip', 'kube-proxy'] }, { stdout: table })
+      .on({ command: 'nft', args: ['-t', 'list', 'table', 'ip', 'kube-proxy'] }, { stdout: table })
       .on({ command: 'nft', args: ['-j', 'list', 'set', 'ip', 'kube-proxy', 'cluster-ips'] }, { stdout: elements })
       .setDefault({ exitCode: 1, stderr: 'Error: No such file or directory' });
     const state = await new HostNft(exec, 'ip').readState();
     expect(state?.chains).toEqual([{ name: 'nat-prerouting', base: { type: 'nat', hook: 'prerouting', priority: -100 } }, { name: 'service-ABC-ns/svc/tcp/p' }]);
     expect([...(state?.sets ?? [])]).toEqual([['cluster-ips', 0], ['affinity-x', 10800]]);
     expect([...(state?.elements.get('cluster-ips') ?? [])]).toEqual([['10.0.0.1', '10.0.0.1']]);
+    expect([...(state?.rules ?? [])]).toEqual([['nat-prerouting', ['jump services']], ['service-ABC-ns/svc/tcp/p', ['meta l4proto tcp dnat to 10.0.0.1:80']]]);
     // hairpin-connections (v1.36+) is a set, the service containers otherwise maps
     expect(exec.calls.map((c) => c.args.join(' '))).toEqual(expect.arrayContaining(['-j list set ip kube-proxy hairpin-connections', '-j list map ip kube-proxy service-ips']));
     for (const call of exec.calls) {
-      expect(call.args.slice(0, 4).filter((a) => a !== '-t')).toEqual(expect.arrayContaining(['-j', 'list']));
+      expect(call.args).toContain('list');
       // every listing names family and our table right after the object kind
       const kind = call.args.indexOf('list') + 1;
       expect(call.args.slice(kind + 1, kind + 3)).toEqual(['ip', 'kube-proxy']);

@@ -4,12 +4,19 @@ import type { NftTransaction } from '../nft/nft-transaction.js';
 import { assertOneLine } from '../render/render-guards.js';
 import { SERVICE_CONTAINERS, SET } from '../render/table-names.js';
 import { ourElementsArgs, ourSetArgs, ourTableArgs } from './own-table-listing.js';
-import { chainsFromJson, elementsFromJson, setsFromJson, type KernelTableState } from './kernel-table-state.js';
+import { elementsFromJson, type KernelTableState } from './kernel-table-state.js';
+import { parseOwnTableText } from './own-table-text.js';
 import { NftRunError, type NftInterface } from './nft-interface.js';
 
 /** A large cold-start transaction takes the kernel seconds; an nft stuck longer than this is killed. */
 const RUN_TIMEOUT_MS = 10 * 60 * 1000;
 const LIST_TIMEOUT_MS = 60 * 1000;
+/**
+ * Listing a whole table costs the kernel the square of its anonymous sets (each set's elements are
+ * fetched by a name looked up among all the table's sets: 10,000 services take 10–60 s on a busy
+ * 2-core machine). A restart that gave up would rebuild the table in one transaction, far slower.
+ */
+const TABLE_LIST_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** `/dev/stdin:12:1-30: Error: …` or `-:12:…`: the line nft names in its error. */
 const ERROR_LINE = /^[^:\n]*:(\d+):\d+(?:-\d+)?: Error:/m;
@@ -54,31 +61,34 @@ export class HostNft implements NftInterface {
   }
 
   /**
-   * Reads what a restart needs, in JSON (nft's stable output), naming only our table (#136786: an
-   * older nft can crash parsing what a newer nft wrote into other tables; `list chains ip` or
-   * `list sets ip` fetch every table of the family): one terse `list table` for the chain names,
-   * base-chain hooks and named sets (terse: no set contents, and no anonymous vmap of every service),
-   * then the elements of the shared sets and maps, one `list set|map` each. The rules are ignored
-   * (the table's chains are rewritten anyway).
+   * Reads what a restart needs, naming only our table (#136786: an older nft can crash parsing what
+   * a newer nft wrote into other tables; `list chains ip` or `list sets ip` fetch every table of the
+   * family): one terse text `list table` for the chains with their hooks and rules and the named
+   * sets (terse: no set contents), then the elements of the shared sets and maps in JSON, one
+   * `list set|map` each.
    */
   async readState(): Promise<KernelTableState | null> {
-    const table = await this.listOurs(ourTableArgs(this.family));
-    if (table === null) return null;
-    const sets = setsFromJson(table, this.family, TABLE_NAME);
-    if (!sets.has(SET.clusterIPs)) return null;
-    const chains = chainsFromJson(table, this.family, TABLE_NAME);
-    const elements = new Map<string, ReadonlyMap<string, string>>();
-    for (const name of [...SERVICE_CONTAINERS, SET.nodePortIPs]) {
+    // The shared containers are listed while nft and the kernel list the table (they cost little
+    // beside it, and use the other core).
+    const containers = [...SERVICE_CONTAINERS, SET.nodePortIPs].map((name) => {
       const kind = (Object.values(SET) as string[]).includes(name) ? 'set' : 'map';
-      const text = await this.listOurs(ourElementsArgs(this.family, kind, name));
-      if (text !== null) elements.set(name, elementsFromJson(text, kind, this.family, TABLE_NAME));
+      return { name, kind, listing: this.listOurs(ourElementsArgs(this.family, kind, name)) } as const;
+    });
+    const text = await this.listOurs(ourTableArgs(this.family), TABLE_LIST_TIMEOUT_MS).finally(() => Promise.allSettled(containers.map((c) => c.listing)));
+    if (text === null) return null;
+    const table = parseOwnTableText(text);
+    if (!table.sets.has(SET.clusterIPs)) return null;
+    const elements = new Map<string, ReadonlyMap<string, string>>();
+    for (const { name, kind, listing } of containers) {
+      const json = await listing;
+      if (json !== null) elements.set(name, elementsFromJson(json, kind, this.family, TABLE_NAME));
     }
-    return { chains, sets, elements };
+    return { chains: table.chains, sets: table.sets, elements, rules: table.rules };
   }
 
   /** stdout of `nft ARGS`; null when nft says the object is not there. */
-  private async listOurs(args: readonly string[]): Promise<string | null> {
-    const result = await this.executor.run(this.binary, [...args], { timeoutMs: LIST_TIMEOUT_MS });
+  private async listOurs(args: readonly string[], timeoutMs = LIST_TIMEOUT_MS): Promise<string | null> {
+    const result = await this.executor.run(this.binary, [...args], { timeoutMs });
     if (result.exitCode === 0) return result.stdout;
     if (result.spawnError === undefined && /No such file or directory/i.test(result.stderr)) return null;
     throw new NftRunError(`nft ${args.join(' ')} failed: ${describe(result)}`);

@@ -1,8 +1,7 @@
 /**
  * What a kube-proxy table already in the kernel holds, as far as a starting proxier needs to know
  * to take it over without a gap (see TableSync.adopt): its chains (with the hooks of base chains),
- * its sets, and the elements of the shared sets and maps. Rules are not read: every chain is
- * rewritten anyway.
+ * its sets, the elements of the shared sets and maps, and each chain's rules.
  */
 export interface KernelChain {
   readonly name: string;
@@ -15,6 +14,12 @@ export interface KernelTableState {
   readonly sets: ReadonlyMap<string, number>;
   /** container → key → element body as TableSync writes it (`KEY [comment "C"] [: VERDICT]`). */
   readonly elements: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /**
+   * chain → its rules as nft prints them (or as written, from the in-memory table): a restart keeps
+   * every chain whose rules already spell what it would write (rule-canonical.ts). Absent: unknown,
+   * so every chain is rewritten.
+   */
+  readonly rules?: ReadonlyMap<string, readonly string[]>;
 }
 
 type Json = unknown;
@@ -82,27 +87,6 @@ export function jsonObjects(text: string, kind: 'chain' | 'set' | 'map', family:
     if (o && o['family'] === family && o['table'] === table) out.push(o);
   }
   return out;
-}
-
-export function chainsFromJson(text: string, family: string, table: string): KernelChain[] {
-  return jsonObjects(text, 'chain', family, table).map((c) => {
-    const name = String(c['name']);
-    if (typeof c['hook'] === 'string' && typeof c['type'] === 'string' && typeof c['prio'] === 'number') {
-      return { name, base: { type: c['type'], hook: c['hook'], priority: c['prio'] } };
-    }
-    return { name };
-  });
-}
-
-/** Named sets of the table with their timeouts (anonymous sets are not listed by name). */
-export function setsFromJson(text: string, family: string, table: string): Map<string, number> {
-  const sets = new Map<string, number>();
-  for (const s of jsonObjects(text, 'set', family, table)) {
-    const name = String(s['name']);
-    if (name.startsWith('__')) continue;
-    sets.set(name, typeof s['timeout'] === 'number' ? s['timeout'] : 0);
-  }
-  return sets;
 }
 
 /** key → body of one set or map listed with `nft -j list set|map`. */

@@ -65,6 +65,8 @@ export class MemoryNft implements NftInterface {
     for (const name of t.setNames()) sets.set(name, Number(TIMEOUT.exec(t.containerBody(name) ?? '')?.[1] ?? 0));
     const elements = new Map<string, ReadonlyMap<string, string>>();
     for (const name of t.containerNames()) elements.set(name, new Map(t.elementsOf(name)));
-    return { chains, sets, elements };
+    const rules = new Map<string, readonly string[]>();
+    for (const name of t.chainNames()) rules.set(name, [...(t.rulesOf(name) ?? [])]);
+    return { chains, sets, elements, rules };
   }
 }

@@ -179,12 +179,12 @@ describe('nftables localhost NodePorts (KEP-6032)', () => {
   });
 
   it("a restart reads the reject map's elements from the host's nft, so the take-over can drop the unclaimed ones", async () => {
-    const sets = '{"nftables": [{"set": {"family": "ip", "name": "cluster-ips", "table": "kube-proxy", "type": "ipv4_addr"}}]}';
+    const sets = 'table ip kube-proxy {\n\tset cluster-ips {\n\t\ttype ipv4_addr\n\t}\n}\n';
     const map =
       '{"nftables": [{"map": {"family": "ip", "name": "localhost-nodeport-reject-ports", "table": "kube-proxy", "type": ["inet_proto", "inet_service"], "map": "verdict", "elem": [[{"concat": ["tcp", 30080]}, {"goto": {"target": "localhost-nodeport-reject-tcp"}}]]}}]}';
     const exec = new FakeCommandExecutor()
       .setDefault({ stdout: '{"nftables": []}' })
-      .on({ command: 'nft', args: ['-j', '-t', 'list', 'table', 'ip', 'kube-proxy'] }, { stdout: sets })
+      .on({ command: 'nft', args: ['-t', 'list', 'table', 'ip', 'kube-proxy'] }, { stdout: sets })
       .on({ command: 'nft', args: ['-j', 'list', 'map', 'ip', 'kube-proxy', 'localhost-nodeport-reject-ports'] }, { stdout: map });
     const state = await new HostNft(exec, 'ip').readState();
     expect([...(state?.elements.get('localhost-nodeport-reject-ports') ?? [])]).toEqual([['tcp . 30080', 'tcp . 30080 : goto localhost-nodeport-reject-tcp']]);

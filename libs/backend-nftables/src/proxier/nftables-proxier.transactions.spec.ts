@@ -117,8 +117,12 @@ describe('nftables proxier transactions', () => {
 
   it('takes over a table a previous process left: batches of whole services, no gap, then removes what nobody claimed', async () => {
     // The previous process: the same services, plus one since deleted (svc9999) and an old chain.
+    // Its endpoints were others (they moved while no proxier ran), so every service chain differs.
     const previous = newFakeProxier();
-    load(previous, COLD_START_BATCH + 10);
+    for (let i = 1; i <= COLD_START_BATCH + 10; i++) {
+      previous.proxier.onServiceAdd(svc(i));
+      previous.proxier.onEndpointSliceAdd(eps(i, [`10.3.${i >> 8}.${i & 255}`, `10.4.${i >> 8}.${i & 255}`]));
+    }
     previous.proxier.onServiceAdd(svc(9999));
     previous.proxier.onEndpointSliceAdd(eps(9999, ['10.9.9.9']));
     await previous.proxier.syncProxyRules();
@@ -132,7 +136,7 @@ describe('nftables proxier transactions', () => {
     expect(txs).toHaveLength(3);
     // Never deleted as a whole, so services in the second batch are served by the old rules meanwhile.
     expect(txs.some((tx) => tx.lines.some((l) => l.startsWith('delete table')))).toBe(false);
-    // Chains are rewritten (their rules are unknown); elements already right are not rewritten.
+    // Chains that differ are rewritten; elements already right are not rewritten.
     expect(txs[0].counts()['add element']).toBe(undefined);
     expect(txs[0].lines).toContain('flush chain ip kube-proxy service-AFD2ON2L-ns/svc1/tcp/p80');
     // The last transaction flushes what nobody rewrote and deletes the orphaned elements.

@@ -322,8 +322,10 @@ export class NftablesProxier extends SyncingProxier {
       await this.deleteStaleChains(start);
       this.releaseQuarantine(full, applied);
     }
+    // A restart's listing of the table it takes over (nft and the kernel) runs while we render.
+    const reading = this.mustReadKernel() ? this.readStateSafely() : null;
     const changes = this.renderChanges(full, applied);
-    const steps = await this.transactions(changes, start);
+    const steps = await this.transactions(changes, start, reading);
     let operations = 0;
     let transactions = 0;
     for (let i = 0; i < steps.length; i++) {
@@ -446,7 +448,16 @@ export class NftablesProxier extends SyncingProxier {
    *   deletes and rebuilds it atomically;
    * - otherwise: one transaction with the difference.
    */
-  private async transactions(changes: ReadonlyArray<{ key: string; render: ServicePortRender | undefined }>, now: number): Promise<SyncStep[]> {
+  /** Whether this sync starts by reading the table from the kernel (a restart, or after a failed batch). */
+  private mustReadKernel(): boolean {
+    return this.failuresInARow < 2 && !this.table.tableBuilt && (!this.firstSyncDone || this.rereadKernel);
+  }
+
+  private async transactions(
+    changes: ReadonlyArray<{ key: string; render: ServicePortRender | undefined }>,
+    now: number,
+    reading: Promise<KernelTableState | null | 'unreadable'> | null,
+  ): Promise<SyncStep[]> {
     const skeleton = this.skeleton();
     if (this.failuresInARow >= 2) {
       this.logger.info('Rebuilding the kube-proxy nftables table in one transaction after repeated failures', { services: changes.length });
@@ -456,7 +467,7 @@ export class NftablesProxier extends SyncingProxier {
     if (this.table.tableBuilt) {
       steps = [this.table.step(skeleton, changes, now)];
     } else {
-      const left = this.firstSyncDone && !this.rereadKernel ? null : await this.readStateSafely();
+      const left = reading === null ? null : await reading;
       this.rereadKernel = false;
       if (left === 'unreadable' || (left !== null && !this.table.adopt(left, skeleton))) {
         this.logger.info('Rebuilding the kube-proxy nftables table in one transaction (it cannot be taken over)', { services: changes.length });

@@ -18,6 +18,7 @@ import { ElementClaims } from './element-claims.js';
 import type { AffinitySet, PlacedElement, ServicePortRender } from '../render/service-port-render.js';
 import type { KernelTableState } from '../kernel/kernel-table-state.js';
 import { isAffinitySetName } from '../names/object-names.js';
+import { canonicalChain } from '../kernel/rule-canonical.js';
 import { SET } from '../render/table-names.js';
 import type { TableSkeleton } from '../render/table-skeleton.js';
 import type { StepPlan } from './step-plan.js';
@@ -28,6 +29,24 @@ const SKELETON_OWNER = '';
 
 /** The fingerprint of a chain a previous process left: its rules are unknown, so it is rewritten if wanted, flushed if not. */
 const ADOPTED = '\0adopted';
+
+/**
+ * The fingerprint of a chain a previous process left whose rules the kernel listed: this prefix and
+ * their canonical spelling (rule-canonical.ts). A wanted chain whose rules spell the same is kept
+ * as it is; any other is rewritten; one nobody wants is flushed.
+ */
+const LISTED = '\0listed\n';
+
+/** A fingerprint of a chain taken over from a previous process (and not written by us since). */
+function isAdopted(fp: string): boolean {
+  return fp.charCodeAt(0) === 0;
+}
+
+/** Whether a chain holding `before` already holds `rules` (`fp` their fingerprint). */
+function holds(before: string | undefined, fp: string, rules: readonly string[]): boolean {
+  if (before === fp) return true;
+  return before !== undefined && before.startsWith(LISTED) && before.slice(LISTED.length) === canonicalChain(rules);
+}
 
 /** A stale chain is deleted once it has been unreferenced this long (upstream waits a second). */
 export const STALE_CHAIN_DELAY_MS = 1000;
@@ -185,7 +204,7 @@ export class TableSync {
       const fp = fingerprint(c.rules);
       prints.set(c.decl.name, fp);
       const before = base?.get(c.decl.name);
-      if (before === fp) continue;
+      if (holds(before, fp, c.rules)) continue;
       tx.addChain(c.decl);
       if (before !== undefined) tx.flushChain(c.decl.name);
       plan.ruleLines.push([c.decl.name, c.rules]);
@@ -205,7 +224,7 @@ export class TableSync {
       const fp = fingerprint(c.rules);
       const before = plan.chainState.get(c.name);
       plan.chainsAfter.set(c.name, fp);
-      if (before === fp && !forceRewrite.has(c.name)) continue;
+      if (holds(before, fp, c.rules) && !forceRewrite.has(c.name)) continue;
       plan.newChains.push(c.name);
       if (before === undefined) {
         if (this.staleChains.has(c.name)) plan.reused.add(c.name);
@@ -320,9 +339,11 @@ export class TableSync {
     const prints = new Map<string, string>();
     for (const c of state.chains) {
       const want = ours.get(c.name);
+      const listed = state.rules?.get(c.name);
+      const fp = listed === undefined ? ADOPTED : LISTED + canonicalChain(listed);
       if (!want) {
         if (c.base) return false;
-        this.chains.set(c.name, ADOPTED);
+        this.chains.set(c.name, fp);
         continue;
       }
       const same = want.base
@@ -332,7 +353,7 @@ export class TableSync {
         this.forget();
         return false;
       }
-      prints.set(c.name, ADOPTED);
+      prints.set(c.name, fp);
     }
     for (const [name, timeout] of state.sets) {
       if (!isAffinitySetName(name)) continue;
@@ -355,7 +376,7 @@ export class TableSync {
     const tx = new NftTransaction(this.family);
     const flushed: string[] = [];
     for (const [name, fp] of this.chains) {
-      if (fp !== ADOPTED) continue;
+      if (!isAdopted(fp)) continue;
       tx.flushChain(name);
       flushed.push(name);
     }

@@ -189,4 +189,19 @@ describe('SyncingProxier (the one sync engine)', () => {
     expect(r.proxier.requests.map((q) => q.full)).toEqual([true, true]);
     await r.finish();
   });
+
+  it('ends every sync with the complete line, carrying its wall time and the CPU time of our own compute', async () => {
+    const r = rig();
+    r.proxier.outcomes.push({ outcome: 'synced' });
+    await r.start();
+    await r.proxier.firstSync();
+    const done = r.logger.entries.filter((e) => e.message === 'SyncProxyRules complete');
+    expect(done).toHaveLength(1);
+    const meta = done[0]!.meta as { elapsedMs: number; cpuMs: number };
+    expect(meta.elapsedMs).toBeGreaterThanOrEqual(0);
+    // Real CPU time of this process over the sync: a small non-negative number, in tenths of a millisecond.
+    expect(meta.cpuMs).toBeGreaterThanOrEqual(0);
+    expect(meta.cpuMs).toBeLessThan(5_000);
+    await r.finish();
+  });
 });
