@@ -46,7 +46,7 @@ export { tableSkeleton, type TableSkeleton, type SkeletonOptions } from './rende
 export { nftLocalMatch, type NftLocalMatch } from './render/local-detector-nft.js';
 export { CHAIN, MAP, SET } from './render/table-names.js';
 export { TableSync, STALE_CHAIN_DELAY_MS, type SyncStep } from './proxier/table-sync.js';
-export { COLD_START_BATCH, coldStartBatches } from './proxier/cold-start.js';
+export { COLD_START_BATCH, COLD_START_MAX_SERVICES, coldStartBatches } from './proxier/cold-start.js';
 export { NftablesProxier, masqueradeMarkOf, type NftablesProxierOptions, type NftablesProxierStats } from './proxier/nftables-proxier.js';
 export { cleanupNftables } from './cleanup.js';
 // The packet tracer (also the plugin's `tracer`): benchmarks parse and trace with it directly.

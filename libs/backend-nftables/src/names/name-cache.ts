@@ -1,4 +1,5 @@
 import type { Endpoint, ServicePortName } from '@kube-proxy/core';
+import { flatString } from '../nft/flat-strings.js';
 import { endpointNameBase, servicePortNameBase } from './object-names.js';
 
 /**
@@ -30,7 +31,7 @@ export class NameCache {
     const key = `${name.key}/${name.protocol}`;
     let base = this.services.get(key);
     if (base === undefined) {
-      base = servicePortNameBase(name);
+      base = flatString(servicePortNameBase(name));
       this.services.set(key, base);
     }
     this.nextServices?.set(key, base);
@@ -41,7 +42,7 @@ export class NameCache {
     const key = `${name.key}/${name.protocol}/${endpoint.key}`;
     let base = this.endpoints.get(key);
     if (base === undefined) {
-      base = endpointNameBase(name, endpoint);
+      base = flatString(endpointNameBase(name, endpoint));
       this.endpoints.set(key, base);
     }
     this.nextEndpoints?.set(key, base);

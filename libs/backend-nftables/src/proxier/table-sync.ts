@@ -11,8 +11,10 @@
  * state true and the next sync can diff against it again.
  */
 import { NftTransaction } from '../nft/nft-transaction.js';
-import type { ElementSpec, NftFamily } from '../nft/nft-objects.js';
+import type { NftFamily } from '../nft/nft-objects.js';
 import { elementBody } from '../nft/nft-objects.js';
+import { flatString } from '../nft/flat-strings.js';
+import { ElementClaims } from './element-claims.js';
 import type { AffinitySet, PlacedElement, ServicePortRender } from '../render/service-port-render.js';
 import type { KernelTableState } from '../kernel/kernel-table-state.js';
 import { isAffinitySetName } from '../names/object-names.js';
@@ -49,8 +51,9 @@ function holds(before: string | undefined, fp: string, rules: readonly string[])
 /** A stale chain is deleted once it has been unreferenced this long (upstream waits a second). */
 export const STALE_CHAIN_DELAY_MS = 1000;
 
+/** One rule is its own fingerprint (no copy); several are joined once, flat (nft/flat-strings.ts). */
 function fingerprint(rules: readonly string[]): string {
-  return rules.join('\n');
+  return rules.length === 1 ? rules[0]! : flatString(rules.join('\n'));
 }
 
 /** Sets each key to its value, or deletes it where the value is undefined. */
@@ -122,8 +125,8 @@ export class TableSync {
   private readonly affinity = new Map<string, number>();
   /** container → key → element body, as committed. */
   private readonly elements = new Map<string, Map<string, string>>();
-  /** container\0key → owner → element: who wants which element (the first owner's wins). */
-  private readonly owners = new Map<string, Map<string, ElementSpec & { container: string }>>();
+  /** container\0key → its owners and their elements (the first owner's wins). */
+  private readonly owners = new ElementClaims();
   /** Flushed chains waiting to be deleted, with when they went stale. */
   readonly staleChains = new Map<string, number>();
 
@@ -250,13 +253,13 @@ export class TableSync {
       const sep = ck.indexOf('\0');
       const container = ck.slice(0, sep);
       const key = ck.slice(sep + 1);
-      const owners = this.owners.get(ck);
-      const desired = owners && owners.size > 0 ? owners.values().next().value : undefined;
+      const claim = this.owners.first(ck);
+      const desired = claim?.element;
       // The element written is its first owner's (also in a later, deferred step of a cold start).
-      const first = owners && owners.size > 0 ? (owners.keys().next().value as string) : SKELETON_OWNER;
+      const first = claim?.owner ?? SKELETON_OWNER;
       if (first !== SKELETON_OWNER) plan.elementOwner.set(ck, first);
       const applied = plan.rebuild ? undefined : this.elements.get(container)?.get(key);
-      const body = desired ? elementBody(desired) : undefined;
+      const body = desired ? flatString(elementBody(desired)) : undefined;
       if (body === applied) continue;
       // A changed value is a delete and an add.
       if (applied !== undefined) plan.elementDeletes.push([container, key]);
@@ -419,19 +422,13 @@ export class TableSync {
     else this.claims.set(owner, after);
     for (const e of before) {
       const ck = `${e.container}\0${e.key}`;
-      const owners = this.owners.get(ck);
-      if (owners) {
-        owners.delete(owner);
-        if (owners.size === 0) this.owners.delete(ck);
-      }
+      this.owners.remove(ck, owner);
       dirty.add(ck);
       touchedBy?.set(ck, owner);
     }
     for (const e of after) {
       const ck = `${e.container}\0${e.key}`;
-      let owners = this.owners.get(ck);
-      if (!owners) this.owners.set(ck, (owners = new Map()));
-      if (!owners.has(owner)) owners.set(owner, e);
+      this.owners.add(ck, owner, e);
       dirty.add(ck);
       touchedBy?.set(ck, owner);
     }

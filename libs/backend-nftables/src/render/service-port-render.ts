@@ -10,6 +10,7 @@ import type { NameCache } from '../names/name-cache.js';
 import { ruleText, type ElementSpec, type NftFamily } from '../nft/nft-objects.js';
 import type { NftLocalMatch } from './local-detector-nft.js';
 import { CHAIN, MAP, SET } from './table-names.js';
+import { flatString } from '../nft/flat-strings.js';
 
 export interface ChainContent {
   readonly name: string;
@@ -153,13 +154,16 @@ export function renderServicePort(plan: ServicePortPlan, ctx: RenderContext): Se
   }
   writeEndpointChains(plan, ctx, n, chains);
 
-  return {
+  // Kept until the service changes: flat strings (nft/flat-strings.ts), and one elements array.
+  const elements = placeElements(plan, n);
+  for (const e of hairpinElements(plan, n)) elements.push(e);
+  return flattenRender({
     chains,
     affinitySets,
-    elements: [...placeElements(plan, n), ...hairpinElements(plan, n)],
+    elements,
     noLocalInternal: plan.hasEndpoints && !plan.internalReachable,
     noLocalExternal: plan.hasEndpoints && !plan.externalReachable,
-  };
+  });
 }
 
 /** Elements: where each of the port's addresses sends its traffic (a policy chain, or a no-endpoints verdict). */
@@ -250,4 +254,18 @@ function writeEndpointChains(plan: ServicePortPlan, ctx: RenderContext, n: PortN
     const rules = [`update @${affinitySetName(ctx, n, ep)} { ${ipX} saddr }`, `meta l4proto ${n.protocol} dnat to ${ep.key}`];
     chains.push({ name: endpointChain(ctx, n, ep), rules });
   }
+}
+
+/** Flattens every string a render keeps (names, rules, element keys and values); returns it. */
+function flattenRender(render: ServicePortRender): ServicePortRender {
+  for (const c of render.chains) {
+    flatString(c.name);
+    for (const r of c.rules) flatString(r);
+  }
+  for (const a of render.affinitySets) flatString(a.name);
+  for (const e of render.elements) {
+    flatString(e.key);
+    if (e.value !== undefined) flatString(e.value);
+  }
+  return render;
 }

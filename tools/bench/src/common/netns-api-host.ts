@@ -72,6 +72,11 @@ export class NetnsApiHost {
     }
   }
 
+  /** Replaces the objects (same names), in order, in one round trip. */
+  async update(objects: readonly object[]): Promise<void> {
+    await this.updateAll(objects, objects.length);
+  }
+
   private request(cmd: Record<string, unknown>, timeoutMs: number): Promise<Ack> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

@@ -20,6 +20,9 @@ export const COMPONENTS: ReadonlyArray<readonly [label: string, classes: readonl
   ['iptables: render buffers', ['RenderBuffers', 'LineBuffer']],
   ['iptables: proxier (other)', ['IptablesProxier']],
   ['dry-run: in-memory tables', ['InMemoryTables']],
+  ['nftables: committed table state (TableSync)', ['TableSync']],
+  ['nftables: name cache', ['NameCache']],
+  ['nftables: proxier (renders, other)', ['NftablesProxier']],
 ];
 
 export interface ComponentBytes {

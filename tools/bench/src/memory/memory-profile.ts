@@ -4,7 +4,9 @@
  *  - dry-run: peak RSS of `bin/kube-proxy --dry-run --once --proxy-mode=iptables --manifests=FILE`
  *    (median of --runs), against the issue's bounds (200 MB at 10k, 450 MB at 30k);
  *  - running: VmRSS of a real proxy in a network namespace, against the test API server, with real
- *    rules (iptables-legacy), --settle-s after its first full sync, and its VmHWM;
+ *    rules (--proxy-mode=iptables, the default: iptables-legacy; or nftables), --settle-s after its
+ *    first full sync, and its VmHWM; with --changes=N, N one-endpoint changes through the API server
+ *    (update → the new endpoint in the kernel, and the proxy's own sync time);
  *  - the cold-start ratios: the running proxy's spawn → first full sync applied against
  *    iptables-legacy-restore of the same tables into an empty namespace (bound 1.5×), and the whole
  *    dry-run process against iptables-legacy-restore of its output (bound 0.5×);
@@ -15,15 +17,17 @@
  * creates. Build first (`npx nx run-many -t build`): it runs the built proxy.
  *
  * Usage: node tools/bench/dist/memory/memory-profile.js [--services=10000] [--endpoints=5] [--runs=3]
- *          [--phases=dry-run,running] [--settle-s=20] [--snapshots] [--out=DIR]
+ *          [--phases=dry-run,running] [--proxy-mode=iptables|nftables] [--changes=0] [--settle-s=20]
+ *          [--snapshots] [--out=DIR]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { breakdownOfFile, formatBreakdown } from './heap-breakdown.js';
 import { lastSyncTables, measureDryRun } from './dry-run-memory.js';
 import { legacyRestoreMs } from '../common/legacy-restore-yardstick.js';
 import { measureRunningProxy } from '../common/running-proxy-memory.js';
+import type { RunningProxyMode } from '../common/running-proxy-probes.js';
 import { scaleClusterList } from '../common/scale-cluster.js';
 
 /** The issue's RSS bounds: 200 MB at 10k services, 450 MB at 30k (in between: the 30k bound). */
@@ -70,10 +74,16 @@ async function main(): Promise<void> {
       if (r.snapshot) log(`  heap at output (${r.snapshot}):\n${formatBreakdown(breakdownOfFile(r.snapshot))}`);
     }
     if (phases.has('running')) {
-      log('\nrunning proxy (test API server, iptables-legacy, real netns):');
-      const r = await measureRunningProxy({ services, endpointsPerService: endpoints, settleS, proxyLogFile: join(out, 'running-proxy.log'), ...(snapshots ? { snapshotDir: join(out, 'running') } : {}), log });
-      log(`  RSS ${settleS} s after the first sync: ${mb(r.rssKiB)} (${verdict(r.rssKiB)}); VmHWM ${mb(r.peakKiB)}; nat table ${r.natLines} lines`);
-      log(`  cold start (spawn → first full sync applied) / iptables-legacy-restore of the same tables: ${(r.firstSyncMs / 1000).toFixed(2)} s / ${(r.kernelApplyMs / 1000).toFixed(2)} s = ${ratio(r.firstSyncMs / r.kernelApplyMs, COLD_START_BOUND)}`);
+      const mode = arg('proxy-mode', 'iptables') as RunningProxyMode;
+      const changes = Number(arg('changes', '0'));
+      log(`\nrunning proxy (test API server, ${mode === 'iptables' ? 'iptables-legacy' : mode}, real netns; load ${loadavg()[0]!.toFixed(2)}):`);
+      const r = await measureRunningProxy({ mode, endpointChanges: changes, services, endpointsPerService: endpoints, settleS, proxyLogFile: join(out, 'running-proxy.log'), ...(snapshots ? { snapshotDir: join(out, 'running') } : {}), log });
+      log(`  RSS ${settleS} s after the first sync: ${mb(r.rssKiB)} (${verdict(r.rssKiB)}); VmHWM ${mb(r.peakKiB)}; ${mode === 'iptables' ? 'nat table lines' : 'cluster-ips elements'} ${r.natLines}`);
+      if (r.kernelApplyMs !== undefined) {
+        log(`  cold start (spawn → first full sync applied) / iptables-legacy-restore of the same tables: ${(r.firstSyncMs / 1000).toFixed(2)} s / ${(r.kernelApplyMs / 1000).toFixed(2)} s = ${ratio(r.firstSyncMs / r.kernelApplyMs, COLD_START_BOUND)}`);
+      } else log(`  cold start (spawn → first full sync in the kernel): ${(r.firstSyncMs / 1000).toFixed(2)} s`);
+      if (r.rssAfterChangesKiB !== undefined) log(`  RSS after the changes: ${mb(r.rssAfterChangesKiB)}`);
+      log(`  load at the end: ${loadavg()[0]!.toFixed(2)}`);
       if (r.snapshot) log(`  heap ${settleS} s after the first sync (${r.snapshot}):\n${formatBreakdown(breakdownOfFile(r.snapshot))}`);
     }
   } finally {

@@ -47,11 +47,15 @@ describe('nft bench report', () => {
 
   it('judges kube-proxy --once against 15 s, and prints a dash when it was not run', () => {
     expect(formatReport([row({ endToEndMs: 16_000 })], []).join('\n')).toContain('16.00 s (MISSES)');
-    expect(formatReport([row({ endToEndMs: null, endToEndRssMb: null })], []).join('\n')).toMatch(/\| – \| – \|$/m);
+    expect(formatReport([row({ endToEndMs: null, endToEndRssMb: null })], []).join('\n')).toMatch(/\| – \| – \| [0-9.]+ ms \[[0-9./]+\] \|$/m);
   });
 
   it("reports kube-proxy --once's peak RSS beside its time", () => {
-    expect(formatReport([row()], []).join('\n')).toMatch(/14\.00 s \(meets\) \| 190 MB \|$/m);
+    expect(formatReport([row()], []).join('\n')).toMatch(/14\.00 s \(meets\) \| 190 MB \| /m);
+  });
+
+  it("reports a partial sync's own compute (its time less nft's), median and each", () => {
+    expect(formatReport([row()], []).join('\n')).toMatch(/\| 13\.0 ms \[10\.0\/15\.0\/13\.0\] \|$/m);
   });
 
   it('marks the fastest batch size of a sweep', () => {

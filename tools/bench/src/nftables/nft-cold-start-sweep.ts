@@ -1,5 +1,5 @@
 /**
- * A cold start at a chosen COLD_START_BATCH. The proxier always uses the exported default, so this
+ * A cold start at a chosen COLD_START_BATCH (and COLD_START_MAX_SERVICES). The proxier always uses the exported default, so this
  * plans the same cold start outside it: core's plans and the backend's renderer over the bench
  * cluster, then coldStartBatches(…, { batch, elementsLast }) and TableSync as NftablesProxier.transactions() does on a cold start.
  * The bench checks that at the default batch the texts equal the proxier's, so the sweep measures
@@ -32,7 +32,7 @@ export interface ColdStartRun {
 
 const since = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 
-export async function coldStartAtBatch(cluster: ScaleCluster, nft: NftInterface, batch: number): Promise<ColdStartRun> {
+export async function coldStartAtBatch(cluster: ScaleCluster, nft: NftInterface, batch: number, maxServices?: number): Promise<ColdStartRun> {
   const context = benchContext();
   const config = context.config;
   const state = loadedState(cluster);
@@ -70,7 +70,7 @@ export async function coldStartAtBatch(cluster: ScaleCluster, nft: NftInterface,
   let kernel = 0;
   let operations = 0;
   let transactions = 0;
-  for (const step of coldStartBatches(table, skeleton, changes, Date.now(), { batch, elementsLast: true })) {
+  for (const step of coldStartBatches(table, skeleton, changes, Date.now(), { batch, ...(maxServices === undefined ? {} : { maxServices }), elementsLast: true })) {
     const tx = step.tx;
     const t = process.hrtime.bigint();
     await nft.run(tx);
