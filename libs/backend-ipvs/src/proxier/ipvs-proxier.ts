@@ -40,6 +40,7 @@ import { IpvsStateIndex, type IndexChange } from '../state/ipvs-state-index.js';
 import type { DesiredIpvsState, IpsetState } from '../state/ipvs-state.js';
 import { AppliedIpvs } from './applied-ipvs.js';
 import { changedServicePorts } from './changed-ports.js';
+import { partialBatches } from './partial-batches.js';
 import { dryRunKernelText } from './dry-run-output.js';
 import type { HostSetup } from './host-setup.js';
 import { kernelTarget } from './kernel-target.js';
@@ -329,24 +330,17 @@ export class IpvsProxier extends SyncingProxier {
    */
   private async partialSync(index: IpvsStateIndex, change: IndexChange, applied: AppliedIpvs): Promise<SyncResult> {
     if (change.skippedChanged) this.reportSkipped(index.skippedAddresses());
-    const sets = (lists: ReadonlyMap<string, readonly string[]>): DesiredIpvsState => ({
-      family: this.family,
-      virtualServers: [],
-      bindAddresses: [],
-      ipsets: ipsetCatalogue(this.family).map((set) => ({ set, entries: lists.get(set.role) ?? [] })),
-    });
-    const ipsetScript = diffIpset(sets(change.ipsetsBefore), sets(change.ipsetsAfter));
-    await this.kernel.applyIpset(ipsetScript);
+    const batches = await partialBatches(index, change, applied, this.excludeCIDRs, () => this.kernel.readConnections());
+    await this.kernel.applyIpset(batches.ipset);
     const iptablesLines = await this.applyIptables(this.currentSkeleton(index, change));
     if (iptablesLines === null) return { outcome: 'failed' };
-    const ipvs = await applied.partial(change.servers, (k) => index.virtualServer(k), this.excludeCIDRs, () => this.kernel.readConnections());
+    const { ipvs } = batches;
     await this.kernel.applyIpvsadm(ipvs.batch);
     for (const name of ipvs.target.drained) this.logger.verbose('Deleted a drained real server', { realServer: name });
-    const add = change.ipsetsAfter.get('KUBE-IPVS-IPS') ?? [];
-    const remove = change.ipsetsBefore.get('KUBE-IPVS-IPS') ?? [];
-    await this.kernel.applyLinkChanges({ createLink: false, add, remove });
+    await this.kernel.applyLinkChanges({ createLink: false, add: batches.bind, remove: batches.unbind });
     applied.commit(ipvs);
-    this.recordStats({ ipvsadm: lineCount(ipvs.batch), ipset: lineCount(ipsetScript), iptables: iptablesLines, link: add.length + remove.length }, applied);
+    const link = batches.bind.length + batches.unbind.length;
+    this.recordStats({ ipvsadm: lineCount(ipvs.batch), ipset: lineCount(batches.ipset), iptables: iptablesLines, link }, applied);
     if (ipvs.target.terminating.length > 0) this.logger.verbose('Real servers in graceful termination', { realServers: ipvs.target.terminating });
     return { outcome: 'synced' };
   }
