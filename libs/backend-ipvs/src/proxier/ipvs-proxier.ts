@@ -265,20 +265,19 @@ export class IpvsProxier extends SyncingProxier {
     const options = this.stateOptions();
     const key = JSON.stringify([options.nodeIP, options.nodePortAddresses, options.localAddresses, options.localDetection]);
     let index = this.index;
-    let changedPorts = 0;
-    if (request.full || index === null || this.applied === null || key !== this.indexKey) {
+    const rebuild = request.full || index === null || this.applied === null || key !== this.indexKey;
+    if (rebuild || index === null) {
       index = IpvsStateIndex.build(this.state.serviceMap, this.state.endpointsMap, options);
       this.skeleton = null;
     } else {
-      for (const port of changedServicePorts(request.applied, this.state.serviceMap, index.portKeys())) {
-        index.update(port, this.state.serviceMap, this.state.endpointsMap);
-        changedPorts++;
-      }
+      for (const port of changedServicePorts(request.applied, this.state.serviceMap, index.portKeys())) index.update(port, this.state.serviceMap, this.state.endpointsMap);
     }
     this.index = index;
     this.indexKey = key;
     const change = index.takeChange();
-    const repair = this.applied === null || changedPorts === 0 || request.start - this.lastRepair >= this.syncPeriodMs;
+    // No Service changed: the timer, a node or a flush event asked for this sync, so it checks the kernel.
+    const noServiceChanged = request.applied.services.updatedServices.size === 0 && request.applied.endpoints.updatedServices.size === 0;
+    const repair = rebuild || this.applied === null || noServiceChanged || request.start - this.lastRepair >= this.syncPeriodMs;
     const result = repair ? await this.repairSync(index, request.start) : await this.partialSync(index, change, this.applied as AppliedIpvs);
     if (result.outcome !== 'synced') return result;
     return {
