@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { renderIpsetRestore, renderIpvsadmRestore } from '@kube-proxy/backend-ipvs/internal';
 import { measureIncrementalChange, measureRepair, type IncrementalChange, type RepairCost } from './ipvs-incremental.js';
+import type { DryRunProcessMemory } from './ipvs-dry-run-process.js';
 import { measureEndpointChange, measureFullSync, type EndpointChange } from './ipvs-workload.js';
 import { scaleCluster } from '../common/scale-cluster.js';
 
@@ -63,7 +64,7 @@ export async function measureMemory(services: number, endpoints: number): Promis
   return { ...(JSON.parse(stdout.trim().split('\n').at(-1) as string) as Omit<MemoryRow, 'load'>), load: loadavg() };
 }
 
-export function scaleSection(rows: readonly ScaleRow[], memory: readonly MemoryRow[]): string[] {
+export function scaleSection(rows: readonly ScaleRow[], memory: readonly MemoryRow[], processes: readonly DryRunProcessMemory[]): string[] {
   const out: string[] = [];
   out.push('One endpoint of one service moved: our own compute before (whole state rebuilt + diffed) and after (partial sync), bound ≤ 50 ms:');
   out.push('');
@@ -86,6 +87,12 @@ export function scaleSection(rows: readonly ScaleRow[], memory: readonly MemoryR
   for (const m of memory) {
     out.push(`| ${m.services} × ${m.endpoints} | ${m.rssMiB.toFixed(0)} MB | ${m.peakRssMiB.toFixed(0)} MB | ${m.baseRssMiB.toFixed(0)} MB | ${m.heapUsedMiB.toFixed(0)} MB | ${m.ipvsStateHeapMiB.toFixed(0)} MB | ${m.load} |`);
   }
+  out.push('');
+  out.push('The whole `bin/kube-proxy --proxy-mode=ipvs --dry-run --manifests` process (its in-memory kernel included), 20 s after its first sync:');
+  out.push('');
+  out.push('| services × endpoints | first sync (spawn → complete) | RSS | peak RSS (VmHWM) | load |');
+  out.push('|---|---|---|---|---|');
+  for (const m of processes) out.push(`| ${m.services} × ${m.endpoints} | ${m.firstSyncS.toFixed(1)} s | ${m.rssMiB.toFixed(0)} MB | ${m.peakRssMiB.toFixed(0)} MB | ${m.load} |`);
   return out;
 }
 
@@ -96,7 +103,7 @@ interface Point {
 }
 
 /** docs/perf/data/ipvs-scale.json (format of the charts' data: one file per bench id). */
-export function recordScale(command: string, measuredAt: string, loadAtStart: number, rows: readonly ScaleRow[], memory: readonly MemoryRow[]): string {
+export function recordScale(command: string, measuredAt: string, loadAtStart: number, rows: readonly ScaleRow[], memory: readonly MemoryRow[], processes: readonly DryRunProcessMemory[]): string {
   const pts = (f: (r: ScaleRow) => number): Point[] => rows.map((r) => ({ services: r.n, endpoints: r.endpoints, value: Number(f(r).toFixed(3)) }));
   const mem = (f: (m: MemoryRow) => number): Point[] => memory.map((m) => ({ services: m.services, endpoints: m.endpoints, value: Number(f(m).toFixed(1)) }));
   const series = [
@@ -107,6 +114,8 @@ export function recordScale(command: string, measuredAt: string, loadAtStart: nu
     { mode: 'ipvs', metric: 'cold-start-s', source: 'ours', label: 'IPVS cold start compute (trackers + index + full batches), host', points: pts((r) => r.coldStartComputeMs / 1000) },
     { mode: 'ipvs', metric: 'rss-mb', source: 'ours', label: 'IPVS proxier data RSS (API objects, trackers, index, applied view; own process, after GC)', points: mem((m) => m.rssMiB) },
     { mode: 'ipvs', metric: 'peak-rss-mb', source: 'ours', label: 'IPVS proxier data peak RSS (same process)', points: mem((m) => m.peakRssMiB) },
+    { mode: 'ipvs', metric: 'rss-mb', source: 'ours', label: 'bin/kube-proxy --proxy-mode=ipvs --dry-run --manifests, whole process incl. its in-memory kernel, 20 s after the first sync', points: processes.map((m) => ({ services: m.services, endpoints: m.endpoints, value: Number(m.rssMiB.toFixed(1)) })) },
+    { mode: 'ipvs', metric: 'peak-rss-mb', source: 'ours', label: 'bin/kube-proxy --proxy-mode=ipvs --dry-run --manifests, whole process, VmHWM', points: processes.map((m) => ({ services: m.services, endpoints: m.endpoints, value: Number(m.peakRssMiB.toFixed(1)) })) },
     { mode: 'ipvs', metric: 'rss-mb', source: 'bound', label: 'issue 24 bound: ≤ 200 MB at 10k, ≤ 450 MB at 30k', points: [{ services: 10000, endpoints: 5, value: 200 }, { services: 30000, endpoints: 5, value: 450 }] },
   ];
   const doc = { id: 'ipvs-scale', command, measuredAt, load1: [loadAtStart, load1()], series };

@@ -20,12 +20,13 @@
  *
  * Then the scale part (ipvs-scale.ts, issue 24): per --scale-sizes (N×E) the one-endpoint change's
  * compute before (whole rebuild + diff) and after (the partial sync), the repair sync's compute and
- * the cold start's compute; per --memory (N×E) the proxier data's RSS in a process of its own.
+ * the cold start's compute; per --memory (N×E) the proxier data's RSS in a process of its own; per
+ * --process (N×E) the whole `bin/kube-proxy --proxy-mode=ipvs --dry-run` process's RSS (ipvs-dry-run-process.ts).
  * --record writes docs/perf/data/ipvs-scale.json. --only-scale skips the full-sync/guest part,
  * --no-vm the guest.
  *
  * Usage: node tools/bench/dist/ipvs/ipvs-sync.bench.js [--sizes=1000,10000] [--rounds=3] [--no-vm] [--only-scale]
- *        [--scale-sizes=1000x5,10000x5,45000x1] [--memory=10000x5,30000x5,45000x1] [--record]
+ *        [--scale-sizes=1000x5,10000x5,45000x1] [--memory=10000x5,30000x5,45000x1] [--process=10000x5,30000x5] [--record]
  */
 import { readFileSync } from 'node:fs';
 import { prepareOrReason, type VmImage } from '@kube-proxy/testing-ipvs-vm';
@@ -34,6 +35,7 @@ import { measureNativeYardstick } from './ipvs-native-yardstick.js';
 import { applyInVm } from './ipvs-vm-apply.js';
 import { ENDPOINTS_PER_SERVICE, fullSyncMs, lineCount, measureEndpointChange, measureFullSync, median, medianBy, type EndpointChange, type FullSync, type IpvsPayloads } from './ipvs-workload.js';
 import { scaleCluster } from '../common/scale-cluster.js';
+import { measureDryRunProcess, type DryRunProcessMemory } from './ipvs-dry-run-process.js';
 import { load1, measureMemory, measureScale, recordScale, scaleSection, type MemoryRow, type ScaleRow } from './ipvs-scale.js';
 
 const TARGET_RATIO = 0.25;
@@ -192,10 +194,12 @@ async function scalePart(): Promise<void> {
   for (const [n, e] of shapes('scale-sizes', '1000x5,10000x5,45000x1')) rows.push(await measureScale(n, e));
   const memory: MemoryRow[] = [];
   for (const [n, e] of shapes('memory', '10000x5,30000x5,45000x1')) memory.push(await measureMemory(n, e));
-  process.stdout.write('\n' + scaleSection(rows, memory).join('\n') + '\n');
+  const processes: DryRunProcessMemory[] = [];
+  for (const [n, e] of shapes('process', '10000x5,30000x5')) processes.push(await measureDryRunProcess(n, e));
+  process.stdout.write('\n' + scaleSection(rows, memory, processes).join('\n') + '\n');
   if (process.argv.includes('--record')) {
     const command = `npm run bench:ipvs -- ${process.argv.slice(2).join(' ')}`;
-    process.stdout.write(`\nrecorded ${recordScale(command, started, loadAtStart, rows, memory)}\n`);
+    process.stdout.write(`\nrecorded ${recordScale(command, started, loadAtStart, rows, memory, processes)}\n`);
   }
 }
 

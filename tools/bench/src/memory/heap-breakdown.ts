@@ -20,6 +20,10 @@ export const COMPONENTS: ReadonlyArray<readonly [label: string, classes: readonl
   ['iptables: render buffers', ['RenderBuffers', 'LineBuffer']],
   ['iptables: proxier (other)', ['IptablesProxier']],
   ['dry-run: in-memory tables', ['InMemoryTables']],
+  ['ipvs: per-service-port state index', ['IpvsStateIndex']],
+  ['ipvs: applied view (last sync)', ['AppliedIpvs']],
+  ['ipvs: proxier (other)', ['IpvsProxier']],
+  ['dry-run: in-memory IPVS kernel', ['MemoryIpvsKernel']],
 ];
 
 export interface ComponentBytes {
