@@ -270,7 +270,7 @@ export class IpvsProxier extends SyncingProxier {
       index = IpvsStateIndex.build(this.state.serviceMap, this.state.endpointsMap, options);
       this.skeleton = null;
     } else {
-      for (const port of changedServicePorts(request.applied, this.state.serviceMap, index.portKeys())) index.update(port, this.state.serviceMap, this.state.endpointsMap);
+      for (const port of changedServicePorts(request.applied, this.state.serviceMap, index)) index.update(port, this.state.serviceMap, this.state.endpointsMap);
     }
     this.index = index;
     this.indexKey = key;

@@ -44,6 +44,7 @@ export interface IndexChange {
 }
 
 const BIND_ROLE: IpsetRole = 'KUBE-IPVS-IPS';
+const NO_PORTS: readonly string[] = [];
 const byKey = (a: { key: string }, b: { key: string }): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 function bump(counts: Map<string, number>, key: string, by: number): boolean {
@@ -58,6 +59,8 @@ export class IpvsStateIndex {
   private readonly inputs: PortInputs;
   private readonly nodeAddresses: ReadonlySet<string>;
   private readonly fragments = new Map<string, PortFragment>();
+  /** Service (`ns/name`) → the keys of its ports the index holds: an endpoints change finds its ports without a scan. */
+  private readonly portsByService = new Map<string, string[]>();
   private readonly claims = new Map<string, Claim[]>();
   private readonly sets = new Map<IpsetRole, Map<string, number>>();
   private readonly skipped = new Map<string, number>();
@@ -86,9 +89,9 @@ export class IpvsStateIndex {
     this.setPort(key, serviceMap.get(key), endpointsOf(endpointsMap, key));
   }
 
-  /** Service port keys the index holds (the changed-port lookup also needs the ones since deleted). */
-  portKeys(): IterableIterator<string> {
-    return this.fragments.keys();
+  /** The keys of the ports of Service `name` (`ns/name`) the index holds. */
+  portsOf(name: string): readonly string[] {
+    return this.portsByService.get(name) ?? NO_PORTS;
   }
 
   get noLocalEndpoints(): { internal: number; external: number } {
@@ -116,10 +119,26 @@ export class IpvsStateIndex {
     const now = svc !== undefined && svc.family === this.family ? buildPortFragment(svc, endpoints, this.inputs, this.nodeAddresses) : undefined;
     if (old !== undefined) this.apply(key, old, -1);
     if (now !== undefined) {
+      if (old === undefined) this.indexPort(key, 1);
       this.fragments.set(key, now);
       this.apply(key, now, 1);
-    } else {
+    } else if (old !== undefined) {
+      this.indexPort(key, -1);
       this.fragments.delete(key);
+    }
+  }
+
+  private indexPort(key: string, sign: 1 | -1): void {
+    const colon = key.indexOf(':');
+    const name = colon < 0 ? key : key.slice(0, colon);
+    const list = this.portsByService.get(name);
+    if (sign > 0) {
+      if (list === undefined) this.portsByService.set(name, [key]);
+      else list.push(key);
+    } else if (list !== undefined) {
+      const rest = list.filter((k) => k !== key);
+      if (rest.length === 0) this.portsByService.delete(name);
+      else this.portsByService.set(name, rest);
     }
   }
 

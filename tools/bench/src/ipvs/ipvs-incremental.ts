@@ -57,7 +57,7 @@ export async function measureIncrementalChange(full: FullSync, endpoints: number
     const t = process.hrtime.bigint();
     const appliedChanges = state.applyPendingChanges();
     const t1 = process.hrtime.bigint();
-    for (const port of changedServicePorts(appliedChanges, state.serviceMap, index.portKeys())) index.update(port, state.serviceMap, state.endpointsMap);
+    for (const port of changedServicePorts(appliedChanges, state.serviceMap, index)) index.update(port, state.serviceMap, state.endpointsMap);
     const change = index.takeChange();
     const t2 = process.hrtime.bigint();
     const batches = await partialBatches(index, change, applied, [], NO_CONNECTIONS);
