@@ -7,6 +7,12 @@
 export { cleanupIpvs, DUMMY_DEVICE, IPSET_PREFIX, IPVS_CHAINS, IPVS_JUMPS } from './cleanup.js';
 export { buildDesiredIpvsState, DEFAULT_IPVS_SCHEDULER, type IpvsStateOptions } from './state/build-desired-state.js';
 export type { DesiredIpvsState, RealServer, VirtualServer } from './state/ipvs-state.js';
+// The incremental pieces a partial sync is made of (the IPVS benchmark times them as the proxier runs them).
+export { IpvsStateIndex, type IndexChange } from './state/ipvs-state-index.js';
+export { AppliedIpvs, type PartialIpvs } from './proxier/applied-ipvs.js';
+export { kernelTarget, type KernelTarget, type KernelTargetInput } from './proxier/kernel-target.js';
+export { changedServicePorts } from './proxier/changed-ports.js';
+export { partialBatches, type PartialBatches } from './proxier/partial-batches.js';
 export { renderIpsetRestore, renderIpvsadmRestore } from './batch/render-batches.js';
 export { diffDesiredStates, type StateDiffBatches } from './batch/diff-batches.js';
 // The kernel clients (host tools, in-memory kernel) and the parsers of the tools' output.

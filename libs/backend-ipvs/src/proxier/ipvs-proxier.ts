@@ -4,13 +4,22 @@
  * termination (kernel-target.ts), the restore batches (batch/) and the iptables skeleton
  * (iptables/) — on core's one sync engine (SyncingProxier), like the other backends.
  *
- * Every sync reads the kernel back (`ipvsadm --save -n`, `ipset save`, kube-ipvs0's addresses) and
- * writes only the difference, one process per tool: `ipset restore`, `iptables-restore` (only when
- * the skeleton's text changed or a flush was noticed), `ipvsadm --restore`, `ip -batch`. A sync
- * whose state did not change writes nothing. Because the read-back is the truth, whatever someone
- * else changed (a flushed set, a deleted virtual server, an unbound VIP) is repaired by the next
- * periodic sync (--ipvs-sync-period, upstream's maxInterval); iptables flushes are noticed by core's
- * flush monitor, which checks the jumps and every rule of the skeleton once per sync period.
+ * Two kinds of sync, both writing only the difference, one process per tool: `ipset restore`,
+ * `iptables-restore` (only when the skeleton's text changed or a flush was noticed), `ipvsadm
+ * --restore`, `ip -batch`. A sync whose state did not change writes nothing.
+ * - A partial sync (service ports changed since the last successful sync) rebuilds only those
+ *   ports' share of the desired state (IpvsStateIndex) and diffs just the virtual servers, set
+ *   entries and VIPs they touched against what our last sync applied (AppliedIpvs): its cost
+ *   follows the change, not the cluster.
+ * - A repair sync reads the kernel back (`ipvsadm --save -n`, `ipset save`, kube-ipvs0's addresses)
+ *   and diffs the whole desired state against it, as upstream's every sync does, so whatever someone
+ *   else changed (a flushed set, a deleted virtual server, an unbound VIP) is repaired. It runs on the
+ *   engine's full syncs (start, after a failure, a topology change), on every sync that finds no
+ *   service changed (the --ipvs-sync-period timer, upstream's maxInterval; a node or flush event),
+ *   and at least once per --ipvs-sync-period under a steady stream of changes.
+ * iptables flushes are noticed by core's flush monitor, which checks the jumps and every rule of
+ * the skeleton once per sync period. A failed sync drops the index and the applied view: the next
+ * sync is a full rebuild and a repair.
  *
  * Order within a sync (so that a new service's VIP never answers before its virtual server exists,
  * and sets exist before the rules that match them): ipsets, iptables, IPVS, kube-ipvs0.
@@ -25,17 +34,19 @@ import { createSetLine } from '../batch/ipset-text.js';
 import { checkedBatch } from '../batch/render-batches.js';
 import { IPVS_IPTABLES_JUMPS, renderIpvsIptables, type IpvsIptablesPayload } from '../iptables/index.js';
 import type { IpvsKernel } from '../kernel/ipvs-kernel.js';
-import { buildDesiredIpvsState } from '../state/build-desired-state.js';
+import type { IpvsStateOptions } from '../state/build-desired-state.js';
 import { ipsetCatalogue } from '../state/ipset-catalogue.js';
-import type { DesiredIpvsState, IpsetState, VirtualServer } from '../state/ipvs-state.js';
+import { IpvsStateIndex, type IndexChange } from '../state/ipvs-state-index.js';
+import type { DesiredIpvsState, IpsetState } from '../state/ipvs-state.js';
+import { AppliedIpvs } from './applied-ipvs.js';
+import { changedServicePorts } from './changed-ports.js';
+import { partialBatches } from './partial-batches.js';
 import { dryRunKernelText } from './dry-run-output.js';
 import type { HostSetup } from './host-setup.js';
 import { kernelTarget } from './kernel-target.js';
 import { hostAddresses } from './node-addresses.js';
 
-/** Upstream's burstSyncs for the IPVS runner. */
-/** Counters of one proxier (the IPVS mode metrics and the specs read them). */
-/** Counters of one proxier beyond the engine's SyncStats (every IPVS sync is a full one). */
+/** Counters of one proxier beyond the engine's SyncStats. */
 export interface IpvsProxierStats extends SyncStats {
   iptablesRestores: number;
   restoreFailures: number;
@@ -44,6 +55,8 @@ export interface IpvsProxierStats extends SyncStats {
   virtualServers: number;
   realServers: number;
   terminatingRealServers: number;
+  /** Syncs that read the kernel back and diffed the whole state (the rest were partial). */
+  repairSyncs: number;
 }
 
 export interface IpvsProxierOptions {
@@ -96,6 +109,7 @@ export class IpvsProxier extends SyncingProxier {
     virtualServers: 0,
     realServers: 0,
     terminatingRealServers: 0,
+    repairSyncs: 0,
   };
 
   private readonly context: ProxyContext;
@@ -117,6 +131,15 @@ export class IpvsProxier extends SyncingProxier {
   /** The skeleton text the kernel holds (null: unknown, write it on the next sync). */
   private appliedIptables: string | null = null;
   private jumpsEnsured = false;
+  /** The desired state per service port, built for `indexKey`'s node inputs; null: rebuild it. */
+  private index: IpvsStateIndex | null = null;
+  private indexKey = '';
+  /** What our last successful sync left in the IPVS table; null until a repair sync succeeds. */
+  private applied: AppliedIpvs | null = null;
+  /** When the last repair sync started (by the proxier's clock). */
+  private lastRepair = Number.NEGATIVE_INFINITY;
+  /** The skeleton rendered for the current index (re-rendered when a set it reads changed). */
+  private skeleton: IpvsIptablesPayload | null = null;
 
   constructor(options: IpvsProxierOptions) {
     const { family, context } = options;
@@ -132,9 +155,8 @@ export class IpvsProxier extends SyncingProxier {
       clock: options.clock,
       syncPeriodMs,
       minSyncPeriodMs: parseDuration(config.ipvs.minSyncPeriod),
-      // Upstream's IPVS runner: at least every syncPeriod (each sync is a full read-back and repair).
+      // Upstream's IPVS runner: at least every syncPeriod (a sync with no change is a read-back repair).
       maxSyncIntervalMs: syncPeriodMs,
-      alwaysFull: true,
       // Upstream's IPVS proxier observes only the overall sync duration, never a full/partial one.
       durationByKind: false,
       syncCompleteMessage: 'syncProxyRules complete',
@@ -182,7 +204,9 @@ export class IpvsProxier extends SyncingProxier {
       this.localDetector = detector;
       resync = true;
     }
-    if (resync && this.state.isInitialized()) this.sync();
+    if (!resync) return;
+    this.index = null; // node-wide inputs moved: the next sync rebuilds every service port
+    if (this.state.isInitialized()) this.sync();
   }
 
   /**
@@ -194,10 +218,10 @@ export class IpvsProxier extends SyncingProxier {
     return this.nodePortInterfaces.describedAddresses();
   }
 
-  private desiredState(): DesiredIpvsState {
+  private stateOptions(): IpvsStateOptions {
     const config = this.context.config;
     const localAddresses = this.localAddresses();
-    return buildDesiredIpvsState(this.state.serviceMap, this.state.endpointsMap, {
+    return {
       family: this.family,
       nodeName: this.context.nodeName,
       nodeLabels: this.state.nodeLabels,
@@ -209,7 +233,7 @@ export class IpvsProxier extends SyncingProxier {
       // --nodeport-addresses CIDRs select among the same addresses "all" would take.
       nodePortAddresses: resolveNodePortAddresses(this.nodePortAddresses, this.nodePortInterfaces.interfaces()),
       localAddresses,
-    });
+    };
   }
 
   private renderIptables(desired: DesiredIpvsState): IpvsIptablesPayload {
@@ -223,20 +247,57 @@ export class IpvsProxier extends SyncingProxier {
     });
   }
 
-  /** The trackers were drained; every sync is a full one, so the retry repairs everything. */
+  /** A failed sync may have half-applied its batches: forget what we think the kernel holds (the retry is a full one). */
   protected override afterSync(succeeded: boolean): void {
-    if (!succeeded) this.appliedIptables = null;
+    if (succeeded) return;
+    this.appliedIptables = null;
+    this.index = null;
+    this.applied = null;
   }
 
   /**
-   * The datapath step: the desired state, the kernel read back, and only the difference written:
-   * ipsets, the iptables skeleton, IPVS, kube-ipvs0 (in that order, see the top of this file).
+   * The datapath step: the changed service ports' share of the desired state rebuilt (every port on
+   * a full sync or when node-wide inputs moved), then either a repair sync (the kernel read back and
+   * the whole state diffed) or a partial one (only what the change touched); see the top of this file.
    */
-  protected async syncOnce(_request: SyncRequest): Promise<SyncResult> {
+  protected async syncOnce(request: SyncRequest): Promise<SyncResult> {
     await this.hostSetup?.ensure();
-    const desired = this.desiredState();
-    this.reportSkipped(desired.skippedAddresses ?? []);
+    const options = this.stateOptions();
+    const key = JSON.stringify([options.nodeIP, options.nodePortAddresses, options.localAddresses, options.localDetection]);
+    let index = this.index;
+    const rebuild = request.full || index === null || this.applied === null || key !== this.indexKey;
+    if (rebuild || index === null) {
+      index = IpvsStateIndex.build(this.state.serviceMap, this.state.endpointsMap, options);
+      this.skeleton = null;
+    } else {
+      for (const port of changedServicePorts(request.applied, this.state.serviceMap, index)) index.update(port, this.state.serviceMap, this.state.endpointsMap);
+    }
+    this.index = index;
+    this.indexKey = key;
+    const change = index.takeChange();
+    // No Service changed: the timer, a node or a flush event asked for this sync, so it checks the kernel.
+    const noServiceChanged = request.applied.services.updatedServices.size === 0 && request.applied.endpoints.updatedServices.size === 0;
+    const repair = rebuild || this.applied === null || noServiceChanged || request.start - this.lastRepair >= this.syncPeriodMs;
+    const result = repair ? await this.repairSync(index, request.start) : await this.partialSync(index, change, this.applied as AppliedIpvs);
+    if (result.outcome !== 'synced') return result;
+    return {
+      ...result,
+      noLocalEndpoints: index.noLocalEndpoints,
+      ...(this.dryRunTables ? { dryRunOutput: [await dryRunKernelText(this.kernel, this.family, this.dryRunTables.saveAll(['filter', 'nat']))] } : {}),
+    };
+  }
 
+  /** The skeleton for the index's sets, rendered again only when `change` moved something it reads. */
+  private currentSkeleton(index: IpvsStateIndex, change: IndexChange | null): IpvsIptablesPayload {
+    const reads = change === null || change.emptinessChanged || change.rolesChanged.has('KUBE-LOAD-BALANCER-FW') || change.rolesChanged.has('KUBE-LOAD-BALANCER-SOURCE-IP');
+    if (this.skeleton === null || reads) this.skeleton = this.renderIptables({ family: this.family, virtualServers: [], bindAddresses: [], ipsets: index.ipsets() });
+    return this.skeleton;
+  }
+
+  /** The repair sync: the kernel read back, the whole desired state diffed against it (upstream's every sync). */
+  private async repairSync(index: IpvsStateIndex, start: number): Promise<SyncResult> {
+    const desired = index.materialize();
+    this.reportSkipped(desired.skippedAddresses ?? []);
     // Read the kernel back: what it holds is what we diff against.
     const [current, sets, bound] = await Promise.all([
       this.kernel.readVirtualServers(this.family),
@@ -245,23 +306,51 @@ export class IpvsProxier extends SyncingProxier {
     ]);
     const currentState: DesiredIpvsState = { family: this.family, virtualServers: current, bindAddresses: bound ?? [], ipsets: [] };
     const ipsetScript = await this.applyIpsets(currentState, sets, desired);
-    const iptablesLines = await this.applyIptables(desired);
+    this.skeleton = this.renderIptables(desired);
+    const iptablesLines = await this.applyIptables(this.skeleton);
     if (iptablesLines === null) return { outcome: 'failed' };
     const { target, ipvsBatch } = await this.applyIpvs(currentState, desired);
     const linkWrites = await this.applyBindings(desired, bound);
 
-    Object.assign(this.stats, {
-      lastWrites: { ipvsadm: lineCount(ipvsBatch), ipset: lineCount(ipsetScript), iptables: iptablesLines, link: linkWrites },
-      virtualServers: target.virtualServers.length,
-      realServers: target.virtualServers.reduce((n, vs: VirtualServer) => n + vs.realServers.length, 0),
-      terminatingRealServers: target.terminating.length,
-    });
+    const applied = new AppliedIpvs(this.family);
+    applied.replaceAll(target);
+    this.applied = applied;
+    this.lastRepair = start;
+    this.stats.repairSyncs++;
+    this.recordStats({ ipvsadm: lineCount(ipvsBatch), ipset: lineCount(ipsetScript), iptables: iptablesLines, link: linkWrites }, applied);
     if (target.terminating.length > 0) this.logger.verbose('Real servers in graceful termination', { realServers: target.terminating });
-    return {
-      outcome: 'synced',
-      noLocalEndpoints: desired.noLocalEndpoints ?? { internal: 0, external: 0 },
-      ...(this.dryRunTables ? { dryRunOutput: [await dryRunKernelText(this.kernel, this.family, this.dryRunTables.saveAll(['filter', 'nat']))] } : {}),
-    };
+    return { outcome: 'synced' };
+  }
+
+  /**
+   * The partial sync: the set entries, skeleton, virtual servers and VIPs the changed service ports
+   * touched, diffed against what our last sync applied, in the order of a repair sync. The applied
+   * view advances only once every batch went in.
+   */
+  private async partialSync(index: IpvsStateIndex, change: IndexChange, applied: AppliedIpvs): Promise<SyncResult> {
+    if (change.skippedChanged) this.reportSkipped(index.skippedAddresses());
+    const batches = await partialBatches(index, change, applied, this.excludeCIDRs, () => this.kernel.readConnections());
+    await this.kernel.applyIpset(batches.ipset);
+    const iptablesLines = await this.applyIptables(this.currentSkeleton(index, change));
+    if (iptablesLines === null) return { outcome: 'failed' };
+    const { ipvs } = batches;
+    await this.kernel.applyIpvsadm(ipvs.batch);
+    for (const name of ipvs.target.drained) this.logger.verbose('Deleted a drained real server', { realServer: name });
+    await this.kernel.applyLinkChanges({ createLink: false, add: batches.bind, remove: batches.unbind });
+    applied.commit(ipvs);
+    const link = batches.bind.length + batches.unbind.length;
+    this.recordStats({ ipvsadm: lineCount(ipvs.batch), ipset: lineCount(batches.ipset), iptables: iptablesLines, link }, applied);
+    if (ipvs.target.terminating.length > 0) this.logger.verbose('Real servers in graceful termination', { realServers: ipvs.target.terminating });
+    return { outcome: 'synced' };
+  }
+
+  private recordStats(lastWrites: IpvsProxierStats['lastWrites'], applied: AppliedIpvs): void {
+    Object.assign(this.stats, {
+      lastWrites,
+      virtualServers: applied.virtualServers,
+      realServers: applied.realServers,
+      terminatingRealServers: applied.terminatingRealServers,
+    });
   }
 
   /** 1. ipsets: create what is missing, then entries by difference (never flushed while referenced). Returns the script. */
@@ -282,8 +371,7 @@ export class IpvsProxier extends SyncingProxier {
    * 2. The iptables skeleton: one iptables-restore, only when its text changed (or after a flush).
    * Returns the lines written, null when iptables-restore refused them.
    */
-  private async applyIptables(desired: DesiredIpvsState): Promise<number | null> {
-    const skeleton = this.renderIptables(desired);
+  private async applyIptables(skeleton: IpvsIptablesPayload): Promise<number | null> {
     let iptablesLines = 0;
     if (!this.jumpsEnsured) {
       // Outside the restore, so other rules in the built-in chains are left alone (as upstream).

@@ -46,7 +46,7 @@ import { ipPortEntry, ipPortIPEntry, ipPortNetEntry, portEntry } from './ipset-e
 import type { DesiredIpvsState, SchedulerFlag } from './ipvs-state.js';
 import { refusedServiceAddressReason } from './kernel-refused-addresses.js';
 import { nodePortIPs } from './node-port-ips.js';
-import { StateBuilder } from './state-builder.js';
+import { StateBuilder, type ServicePortSink } from './state-builder.js';
 import { assertScheduler, assertStateCIDR, assertStateIP, assertStatePort, assertStateProtocol } from './state-guards.js';
 
 export interface IpvsStateOptions {
@@ -79,7 +79,7 @@ function nodePortRoles(protocol: Protocol): { all: IpsetRole; local: IpsetRole }
 
 /** What every address of one service port shares. */
 interface PortRender {
-  readonly b: StateBuilder;
+  readonly b: ServicePortSink;
   readonly protocol: Protocol;
   readonly port: number;
   readonly timeout: number;
@@ -89,7 +89,7 @@ interface PortRender {
 }
 
 /** False (and the address noted as skipped) for a service address IPVS mode cannot serve. */
-function servable(b: StateBuilder, what: string, ip: string): boolean {
+function servable(b: ServicePortSink, what: string, ip: string): boolean {
   assertStateIP(ip, b.family, what);
   const why = refusedServiceAddressReason(ip);
   if (why !== undefined) b.skip(what, ip, why);
@@ -152,7 +152,8 @@ function addNodePort(r: PortRender, nodePort: number, nodeIPs: readonly string[]
   for (const ip of nodeIPs) r.b.virtualServer(r.protocol, ip, nodePort, r.timeout, r.external);
 }
 
-function addServicePort(b: StateBuilder, svc: ServicePort, endpoints: readonly Endpoint[], ctx: ServicePlanContext, nodeIPs: readonly string[]): void {
+/** One service port's virtual servers, set entries and binds, written to `b` (the whole state's builder or one port's fragment). */
+export function addServicePort(b: ServicePortSink, svc: ServicePort, endpoints: readonly Endpoint[], ctx: ServicePlanContext, nodeIPs: readonly string[]): void {
   assertStateProtocol(svc.protocol);
   assertStatePort(svc.port, 'service port');
   const plan = planServicePort(svc, endpoints, ctx);
@@ -196,8 +197,18 @@ function familyAddress(ip: string | null, family: IPFamily): string | null {
   return parsed !== undefined && parsed.family === family ? formatIP(parsed) : null;
 }
 
-/** The desired IPVS state of `options.family` for the given services and endpoints (pure; see the header). */
-export function buildDesiredIpvsState(serviceMap: ServicePortMap, endpointsMap: EndpointsMap, options: IpvsStateOptions): DesiredIpvsState {
+/** What every service port of one build shares: checked once, from the options. */
+export interface PortInputs {
+  readonly family: IPFamily;
+  readonly scheduler: string;
+  readonly flags: readonly SchedulerFlag[];
+  readonly ctx: ServicePlanContext;
+  /** The node-port addresses (sorted, canonical). */
+  readonly nodeIPs: readonly string[];
+}
+
+/** The shared inputs of a build, validated (scheduler name, node-port addresses). */
+export function portInputs(options: IpvsStateOptions): PortInputs {
   const family = options.family;
   const scheduler = options.scheduler === undefined || options.scheduler === '' ? DEFAULT_IPVS_SCHEDULER : options.scheduler;
   assertScheduler(scheduler);
@@ -213,13 +224,23 @@ export function buildDesiredIpvsState(serviceMap: ServicePortMap, endpointsMap: 
   };
   const nodeIPs = nodePortIPs(family, options.nodePortAddresses, options.localAddresses);
   for (const ip of nodeIPs) assertStateIP(ip, family, 'node port address');
+  return { family, scheduler, flags, ctx, nodeIPs };
+}
 
-  const b = new StateBuilder(family, scheduler, flags, options.localAddresses);
+/** The endpoints of a service port ([] when it has none). */
+export function endpointsOf(endpointsMap: EndpointsMap, key: string): readonly Endpoint[] {
+  return endpointsMap.get(key) ?? EMPTY_ENDPOINTS;
+}
+
+/** The desired IPVS state of `options.family` for the given services and endpoints (pure; see the header). */
+export function buildDesiredIpvsState(serviceMap: ServicePortMap, endpointsMap: EndpointsMap, options: IpvsStateOptions): DesiredIpvsState {
+  const inputs = portInputs(options);
+  const b = new StateBuilder(inputs.family, inputs.scheduler, inputs.flags, options.localAddresses);
   const keys = [...serviceMap.keys()].sort();
   for (const key of keys) {
     const svc = serviceMap.get(key) as ServicePort;
-    if (svc.family !== family) continue; // a dual-stack Service's other family belongs to the other proxier
-    addServicePort(b, svc, endpointsMap.get(key) ?? EMPTY_ENDPOINTS, ctx, nodeIPs);
+    if (svc.family !== inputs.family) continue; // a dual-stack Service's other family belongs to the other proxier
+    addServicePort(b, svc, endpointsOf(endpointsMap, key), inputs.ctx, inputs.nodeIPs);
   }
   return b.finish();
 }

@@ -18,7 +18,15 @@
  * size, bounded in time.
  * Without root/QEMU (VmUnavailableError) the kernel columns are skipped, loudly.
  *
- * Usage: node tools/bench/dist/ipvs/ipvs-sync.bench.js [--sizes=1000,10000] [--rounds=3]
+ * Then the scale part (ipvs-scale.ts, issue 24): per --scale-sizes (N×E) the one-endpoint change's
+ * compute before (whole rebuild + diff) and after (the partial sync), the repair sync's compute and
+ * the cold start's compute; per --memory (N×E) the proxier data's RSS in a process of its own; per
+ * --process (N×E) the whole `bin/kube-proxy --proxy-mode=ipvs --dry-run` process's RSS (ipvs-dry-run-process.ts).
+ * --record writes docs/perf/data/ipvs-scale.json. --only-scale skips the full-sync/guest part,
+ * --no-vm the guest.
+ *
+ * Usage: node tools/bench/dist/ipvs/ipvs-sync.bench.js [--sizes=1000,10000] [--rounds=3] [--no-vm] [--only-scale]
+ *        [--scale-sizes=1000x5,10000x5,45000x1] [--memory=10000x5,30000x5,45000x1] [--process=10000x5,30000x5] [--record]
  */
 import { readFileSync } from 'node:fs';
 import { prepareOrReason, type VmImage } from '@kube-proxy/testing-ipvs-vm';
@@ -27,6 +35,8 @@ import { measureNativeYardstick } from './ipvs-native-yardstick.js';
 import { applyInVm } from './ipvs-vm-apply.js';
 import { ENDPOINTS_PER_SERVICE, fullSyncMs, lineCount, measureEndpointChange, measureFullSync, median, medianBy, type EndpointChange, type FullSync, type IpvsPayloads } from './ipvs-workload.js';
 import { scaleCluster } from '../common/scale-cluster.js';
+import { measureDryRunProcess, type DryRunProcessMemory } from './ipvs-dry-run-process.js';
+import { load1, measureMemory, measureScale, recordScale, scaleSection, type MemoryRow, type ScaleRow } from './ipvs-scale.js';
 
 const TARGET_RATIO = 0.25;
 
@@ -166,12 +176,44 @@ function report(rows: readonly Row[], skipped: string | null, rounds: number): s
   return out.join('\n') + '\n';
 }
 
+/** `10000x5,45000x1` → [[10000, 5], [45000, 1]]. */
+function shapes(name: string, fallback: string): Array<[number, number]> {
+  const text = arg(name, fallback);
+  if (text === '') return [];
+  return text.split(',').map((s) => {
+    const [n, e] = s.split('x').map(Number);
+    if (!Number.isInteger(n) || !Number.isInteger(e) || (n as number) < 2 || (n as number) > 50_000 || (e as number) < 1 || (e as number) > 20) throw new Error(`--${name}: NxE items (N 2..50000, E 1..20), got ${text}`);
+    return [n as number, e as number];
+  });
+}
+
+async function scalePart(): Promise<void> {
+  const started = new Date().toISOString();
+  const loadAtStart = load1();
+  const rows: ScaleRow[] = [];
+  for (const [n, e] of shapes('scale-sizes', '1000x5,10000x5,45000x1')) rows.push(await measureScale(n, e));
+  const memory: MemoryRow[] = [];
+  for (const [n, e] of shapes('memory', '10000x5,30000x5,45000x1')) memory.push(await measureMemory(n, e));
+  const processes: DryRunProcessMemory[] = [];
+  for (const [n, e] of shapes('process', '10000x5,30000x5')) processes.push(await measureDryRunProcess(n, e));
+  process.stdout.write('\n' + scaleSection(rows, memory, processes).join('\n') + '\n');
+  if (process.argv.includes('--record')) {
+    const command = `npm run bench:ipvs -- ${process.argv.slice(2).join(' ')}`;
+    process.stdout.write(`\nrecorded ${recordScale(command, started, loadAtStart, rows, memory, processes)}\n`);
+  }
+}
+
 async function main(): Promise<void> {
+  if (!process.argv.includes('--only-scale')) await fullPart();
+  await scalePart();
+}
+
+async function fullPart(): Promise<void> {
   const sizes = arg('sizes', '1000,10000').split(',').map(Number);
   if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 50_000)) throw new Error(`--sizes: integers 1..50000, got ${arg('sizes', '')}`);
   const rounds = Number(arg('rounds', '3'));
   if (!Number.isInteger(rounds) || rounds < 1 || rounds > 9) throw new Error(`--rounds: an integer 1..9, got ${arg('rounds', '')}`);
-  const prepared = await prepareOrReason();
+  const prepared = process.argv.includes('--no-vm') ? 'skipped (--no-vm)' : await prepareOrReason();
   const image = typeof prepared === 'string' ? null : prepared;
   if (typeof prepared === 'string') process.stderr.write(`IPVS VM unavailable, kernel columns skipped: ${prepared}\n`);
   const rows: Row[] = [];

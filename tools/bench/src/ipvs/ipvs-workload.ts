@@ -116,10 +116,10 @@ export function measureFullSync(n: number, cluster: ScaleCluster = scaleCluster(
 }
 
 /** Moves the first endpoint of service 0 and computes the batches that carry the kernel there. */
-export function measureEndpointChange(full: FullSync): EndpointChange {
+export function measureEndpointChange(full: FullSync, endpoints = ENDPOINTS_PER_SERVICE): EndpointChange {
   const before = full.slices[0];
   if (before === undefined) throw new RangeError('the one-endpoint change needs at least one service');
-  full.proxyState.onEndpointSliceUpdate(before, sliceOf(0, ENDPOINTS_PER_SERVICE, 1));
+  full.proxyState.onEndpointSliceUpdate(before, sliceOf(0, endpoints, 1));
   const t = process.hrtime.bigint();
   full.proxyState.applyPendingChanges();
   const t1 = process.hrtime.bigint();

@@ -23,6 +23,10 @@ export const COMPONENTS: ReadonlyArray<readonly [label: string, classes: readonl
   ['nftables: committed table state (TableSync)', ['TableSync']],
   ['nftables: name cache', ['NameCache']],
   ['nftables: proxier (renders, other)', ['NftablesProxier']],
+  ['ipvs: per-service-port state index', ['IpvsStateIndex']],
+  ['ipvs: applied view (last sync)', ['AppliedIpvs']],
+  ['ipvs: proxier (other)', ['IpvsProxier']],
+  ['dry-run: in-memory IPVS kernel', ['MemoryIpvsKernel']],
 ];
 
 export interface ComponentBytes {
