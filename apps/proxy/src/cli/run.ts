@@ -19,6 +19,7 @@ import {
   type Sysctl,
   type TextSink,
 } from '@kube-proxy/core';
+import { releaseFirstSyncPeak } from '../agent/first-sync-heap-release.js';
 import type { BackendRegistry } from '../registry/backend-registry.js';
 import { cleanupOtherModes } from '../mode/switch-cleanup.js';
 import { recordModeEvents, selectMode } from '../mode/select-mode.js';
@@ -160,6 +161,7 @@ async function runProxy(
   // that is refused (an unusable scheduler, a plugin whose register() throws) changes nothing.
   await agent.prepareHost();
   await agent.start(provider.firstSync());
+  void releaseFirstSyncPeak(provider.firstSync(), logger);
 
   validation.useMetricsFrom(scope);
   const outcome = await serveUntilDone(options, configFileText, source, provider, agent, validation, debug.objects);
