@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=4
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=4 --expose-gc
 // The image's /usr/local/bin/kube-proxy (ENTRYPOINT). It is bin/kube-proxy without the first-use
 // step (installing and building a fresh clone): the image ships the build, and a container must not
 // reach for npm. The interpreter line is bin/kube-proxy's, whose comment gives the measurements

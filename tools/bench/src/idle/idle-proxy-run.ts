@@ -20,7 +20,7 @@ const NODE_NAME = 'node-0';
 const FIRST_SYNC_TIMEOUT_MS = 300_000;
 const LOG_TAIL = 20_000;
 /** What bin/kube-proxy's shebang sets, for --proxy-main runs (keep in step with bin/kube-proxy). */
-const BIN_NODE_FLAGS = ['--max-semi-space-size=4'];
+const BIN_NODE_FLAGS = ['--max-semi-space-size=4', '--expose-gc'];
 const BIN_MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
 export type IdleMode = 'iptables' | 'nftables';
