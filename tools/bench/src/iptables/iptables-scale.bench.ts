@@ -8,11 +8,12 @@
  *  - in-process (sync-measure.ts): one endpoint moved, our own compute (trackers + partial render), and
  *    the partial sync applied by iptables-legacy-restore and iptables-nft-restore, and the full payload's
  *    apply by both (the kernel tool's cold floor for each variant).
- * With --record it writes docs/perf/data/iptables-scale.json (the charts' input).
+ * With --record it writes docs/perf/data/iptables-scale.json (the charts' input); --merge keeps the file's
+ * points this run does not measure.
  * Needs root, iproute2, iptables-legacy, iptables-nft and GNU time; runs only in namespaces it creates.
  *
  * Usage: node tools/bench/dist/iptables/iptables-scale.bench.js [--sizes=1000x5,10000x5,30000x5,45000x1]
- *          [--runs=3] [--settle-s=20] [--nft-max=45000] [--phases=dry-run,running,sync] [--record]
+ *          [--runs=3] [--settle-s=20] [--nft-max=45000] [--phases=dry-run,running,sync] [--record [--merge]]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,9 +77,10 @@ async function sync(size: Size, nftMax: number, rec: ScaleRecord): Promise<void>
   const r = await measureSync(size.services, size.endpoints, ['legacy', 'nft'], nftMax);
   const leg = r.apply.legacy;
   const nft = r.apply.nft;
-  log(`  one-endpoint change: compute ${r.changeComputeMs.toFixed(1)} ms (first: ${r.partialRenderMs.toFixed(1)} ms, ${r.partialBytes} B); partial apply legacy ${leg?.partial ?? '–'} ms, nft ${nft?.partial ?? '–'} ms; full apply legacy ${leg?.full ?? '–'} ms, nft ${nft?.full ?? '–'} ms (load ${load} → ${load1()})`);
+  log(`  one-endpoint change: compute ${r.changeComputeMs.toFixed(1)} ms wall, ${r.changeCpuMs.toFixed(1)} ms CPU (first: ${r.partialRenderMs.toFixed(1)} ms, ${r.partialBytes} B); partial apply legacy ${leg?.partial ?? '–'} ms, nft ${nft?.partial ?? '–'} ms; full apply legacy ${leg?.full ?? '–'} ms, nft ${nft?.full ?? '–'} ms (load ${load} → ${load1()})`);
   for (const [mode, a] of [['iptables-legacy', leg], ['iptables-nft', nft]] as const) {
-    rec.point(mode, 'change-compute-ms', 'ours', size, r.changeComputeMs);
+    // CPU time: on a busy machine the wall time is mostly waiting for a core (both are logged above).
+    rec.point(mode, 'change-compute-ms', 'ours', size, r.changeCpuMs);
     if (a?.partial != null) rec.point(mode, 'incremental-sync-s', 'ours', size, (r.partialRenderMs + a.partial) / 1000);
     if (a?.partial != null) rec.point(mode, 'incremental-sync-s', 'kernel', size, a.partial / 1000);
   }
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
       if (phases.has('running')) await running(size, settleS, rec);
       if (phases.has('sync')) await sync(size, nftMax, rec);
       // After each size: a later size that fails or times out keeps what was measured.
-      if (process.argv.includes('--record')) log(`recorded ${rec.write()}`);
+      if (process.argv.includes('--record')) log(`recorded ${rec.write(process.argv.includes('--merge'))}`);
     }
   } finally {
     rmSync(out, { recursive: true, force: true });

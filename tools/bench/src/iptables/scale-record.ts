@@ -40,7 +40,7 @@ const LABELS: Record<Source, (metric: Metric) => string> = {
       'restart-s': 'kube-proxy-ts restart',
       'full-resync-s': 'kube-proxy-ts full resync',
       'incremental-sync-s': 'kube-proxy-ts one-endpoint change (compute + iptables-restore)',
-      'change-compute-ms': 'kube-proxy-ts one-endpoint change, own compute (trackers + partial render)',
+      'change-compute-ms': 'kube-proxy-ts one-endpoint change, own compute: CPU time of trackers + partial render (median of 5)',
       'rss-mb': 'kube-proxy-ts running proxy RSS, 20 s after the first sync',
       'peak-rss-mb': 'kube-proxy-ts running proxy peak RSS (VmHWM)',
       'dry-run-s': 'kube-proxy-ts --dry-run --once (whole process)',
@@ -95,15 +95,40 @@ export class ScaleRecord {
     }
   }
 
-  /** Writes docs/perf/data/<id>.json with what is measured so far; returns its path. */
-  write(): string {
+  /**
+   * Writes docs/perf/data/<id>.json with what is measured so far; returns its path. With `merge`, the
+   * file's points at sizes this run did not measure are kept (a long size run on its own, e.g. 45k),
+   * and its command and load are listed beside this run's.
+   */
+  write(merge = false): string {
     const measured = this.series.filter((s) => s.source === 'ours' || s.source === 'kernel');
     this.series.splice(0, this.series.length, ...measured);
-    this.bounds();
     const file = join(repoRoot(), 'docs', 'perf', 'data', `${this.id}.json`);
+    const earlier = merge ? this.keepEarlier(file) : undefined;
+    this.bounds();
     mkdirSync(dirname(file), { recursive: true });
-    const doc = { id: this.id, command: this.command, measuredAt: new Date().toISOString(), load1: [this.loadStart, ScaleRecord.load1()], series: this.series };
+    const command = earlier ? `${earlier.command}; ${this.command}` : this.command;
+    const load1 = [...(earlier?.load1 ?? []), this.loadStart, ScaleRecord.load1()];
+    const doc = { id: this.id, command, measuredAt: new Date().toISOString(), load1, series: this.series };
     writeFileSync(file, JSON.stringify(doc, null, 2) + '\n');
     return file;
+  }
+
+  /** Adds the file's measured points at sizes this run has none of; returns its command and loads. */
+  private keepEarlier(file: string): { command: string; load1: number[] } | undefined {
+    let doc: { command: string; load1: number[]; series: Series[] };
+    try {
+      doc = JSON.parse(readFileSync(file, 'utf8')) as typeof doc;
+    } catch {
+      return undefined;
+    }
+    const key = (s: Pick<Series, 'mode' | 'metric' | 'source'>, services: number) => `${s.mode}|${s.metric}|${s.source}|${services}`;
+    const mine = new Set(this.series.flatMap((s) => s.points.map((p) => key(s, p.services))));
+    for (const old of doc.series) {
+      if (old.source !== 'ours' && old.source !== 'kernel') continue;
+      for (const p of old.points) if (!mine.has(key(old, p.services))) this.point(old.mode, old.metric, old.source, p, p.value);
+    }
+    for (const s of this.series) s.points.sort((a, b) => a.services - b.services);
+    return { command: doc.command.split('; ').filter((c) => c !== this.command).join('; '), load1: doc.load1 };
   }
 }

@@ -31,8 +31,10 @@ export interface SyncRow {
   fullLines: number;
   partialRenderMs: number;
   partialBytes: number;
-  /** Median of CHANGE_SAMPLES further one-endpoint changes: trackers + partial render (ms). */
+  /** Median of CHANGE_SAMPLES further one-endpoint changes: trackers + partial render (ms, wall). */
   changeComputeMs: number;
+  /** The same changes' median CPU time (ms, this process: user + system); less sensitive to a busy machine. */
+  changeCpuMs: number;
   apply: Partial<Record<Variant, { full: number | null; partial: number | null }>>;
 }
 
@@ -48,13 +50,15 @@ function timeChanges(c: {
   names: ChainNameCache;
   memo: AppliedChainMemo;
   activeChains: ReadonlySet<string>;
-}): number {
+}): { wallMs: number; cpuMs: number } {
   let activeChains = c.activeChains;
   const times: number[] = [];
+  const cpu: number[] = [];
   for (let k = 1; k <= CHANGE_SAMPLES; k++) {
     const i = (k * 7919) % c.n;
     c.state.onEndpointSliceUpdate(c.cluster.slices[i]!, sliceOf(i, c.endpointsPerService, 1));
     const t = process.hrtime.bigint();
+    const c0 = process.cpuUsage();
     const a = c.state.applyPendingChanges();
     const r = renderRuleset(
       { serviceMap: c.state.serviceMap, endpointsMap: c.state.endpointsMap, changedServices: changedServices(a), existingNatChains: activeChains, appliedChains: c.memo },
@@ -62,10 +66,12 @@ function timeChanges(c: {
       c.names,
     );
     times.push(ms(t));
+    const used = process.cpuUsage(c0);
+    cpu.push((used.user + used.system) / 1000);
     c.memo.commit(r.appliedChainUpdate!);
     activeChains = new Set(r.activeNatChains);
   }
-  return median(times);
+  return { wallMs: median(times), cpuMs: median(cpu) };
 }
 
 export async function measureSync(n: number, endpointsPerService: number, variants: readonly Variant[], nftMax: number): Promise<SyncRow> {
@@ -112,7 +118,7 @@ export async function measureSync(n: number, endpointsPerService: number, varian
   if (partial.staleChainsDeleted !== 1) throw new Error(`expected the moved endpoint's chain to be deleted, got ${partial.staleChainsDeleted}`);
   memo.commit(partial.appliedChainUpdate!);
   activeChains = new Set(partial.activeNatChains);
-  const changeComputeMs = timeChanges({ n, endpointsPerService, cluster, state, names, memo, activeChains });
+  const change = timeChanges({ n, endpointsPerService, cluster, state, names, memo, activeChains });
 
   const row: SyncRow = {
     n,
@@ -122,7 +128,8 @@ export async function measureSync(n: number, endpointsPerService: number, varian
     fullLines: fullPayload.toString('latin1').split('\n').length - 1,
     partialRenderMs,
     partialBytes: partialPayload.length,
-    changeComputeMs,
+    changeComputeMs: change.wallMs,
+    changeCpuMs: change.cpuMs,
     apply: {},
   };
 
