@@ -35,6 +35,8 @@ export async function openSource(
       serviceProxyName: options.serviceProxyName ?? '',
       logger: logger.child({ source: 'manifests' }),
       onMalformed: (kind) => validation.countInvalid(kind),
+      // --once ends at the first sync: no file change will be read, so no object needs keeping.
+      followChanges: !options.once,
     });
     await manifests.loadInitial();
     logger.info('Loaded manifests', { path: options.manifests, ...manifests.counts() });

@@ -80,16 +80,36 @@ export interface RunObjects extends OpenedSource {
   readonly families: IPFamily[];
 }
 
+/** A source being opened (its initial lists loading), with the validation its objects pass. */
+export interface PendingObjects {
+  readonly validation: ObjectValidation;
+  readonly opened: Promise<OpenedSource>;
+}
+
+/**
+ * Starts opening the source. The proxy does this before probing the host: the probes are child
+ * processes and the lists are the API server's work or file reads, so on a multi-core node they
+ * overlap, and at 10k Services the lists are the longer part of a cold start.
+ */
+export function startRunObjects(options: ParsedFlags['options'], config: KubeProxyConfiguration, logger: Logger): PendingObjects {
+  // Every source's objects pass validation at the edge before anything uses them (the node IPs, the
+  // Provider): what the API server would refuse is skipped, logged and counted.
+  const validation = new ObjectValidation(logger.child({ component: 'validation' }));
+  const opened = openSource(options, config, resolveNodeName(config.hostnameOverride), validation, logger);
+  // Awaited in openRunObjects, after the host: a failure is reported there, in that order.
+  opened.catch(() => undefined);
+  return { validation, opened };
+}
+
 export async function openRunObjects(
   run: RunHost,
   options: ParsedFlags['options'],
   config: KubeProxyConfiguration,
   logger: Logger,
+  pending: PendingObjects = startRunObjects(options, config, logger),
 ): Promise<RunObjects> {
-  // Every source's objects pass validation at the edge before anything uses them (the node IPs, the
-  // Provider): what the API server would refuse is skipped, logged and counted.
-  const validation = new ObjectValidation(logger.child({ component: 'validation' }));
-  const opened = await openSource(options, config, run.nodeName, validation, logger);
+  const { validation } = pending;
+  const opened = await pending.opened;
   const sourceNode = opened.source.node();
   const node = validation.admitNode(sourceNode);
   if (!sourceNode) logger.warn('This node was not found', { node: run.nodeName });

@@ -29,7 +29,7 @@ import { ConfigFileWatch } from './config-file-watch.js';
 import { DebugState } from '../trace/debug-state.js';
 import { debugRoutes } from '../trace/debug-routes.js';
 import type { ObjectStore } from '../trace/object-store.js';
-import { openRunHost, openRunObjects } from './run-setup.js';
+import { openRunHost, openRunObjects, startRunObjects } from './run-setup.js';
 import { stdoutSink } from './stdout-sink.js';
 import { loadConfiguration } from './load-configuration.js';
 import { knownFailure } from './cli-failure.js';
@@ -108,12 +108,14 @@ async function runProxy(
   const { options } = parsed;
   logger.info(versionLine());
 
+  // The source loads while the host is probed (see startRunObjects); --cleanup reads no objects.
+  const pending = options.cleanup ? undefined : startRunObjects(options, config, logger);
   const run = await openRunHost(options, config, logger);
   const { registry, base, nodeName, host } = run;
   // A signal during --cleanup exits 1: the leftovers may be half removed.
-  if (options.cleanup) return duringInterruptibleWork(1, () => cleanupAll(registry, base, config, nodeName, host, logger));
+  if (!pending) return duringInterruptibleWork(1, () => cleanupAll(registry, base, config, nodeName, host, logger));
 
-  const objects = await openRunObjects(run, options, config, logger);
+  const objects = await openRunObjects(run, options, config, logger, pending);
   const { source, apiSource, nodeEvents, nodeStatus, nodeIPs: ips, families, validation } = objects;
 
   const plugin = await selectMode({ requested: config.mode, registry, host, logger, dryRun: options.dryRun, config });
@@ -164,7 +166,8 @@ async function runProxy(
   void releaseFirstSyncPeak(provider.firstSync(), logger);
 
   validation.useMetricsFrom(scope);
-  const outcome = await serveUntilDone(options, configFileText, source, provider, agent, validation, debug.objects);
+  // The store's Services and EndpointSlices are for /debug/explain, on the metrics server only.
+  const outcome = await serveUntilDone(options, configFileText, source, provider, agent, validation, { store: debug.objects, objects: served });
   // Settled by now (a stopped provider rejects its first sync) or a cleanup already running: finished,
   // so that --once has removed the other modes' leftovers when it exits.
   await switchCleanup;
@@ -187,7 +190,7 @@ async function serveUntilDone(
   provider: Provider,
   agent: ProxyAgent,
   validation: ObjectValidation,
-  store: ObjectStore,
+  debug: { readonly store: ObjectStore; readonly objects: boolean },
 ): Promise<RunOutcome> {
   const terminated = onceTerminated();
   // Timers elsewhere are unref'd so a finished run can exit; while the proxy serves, this handle keeps
@@ -195,13 +198,13 @@ async function serveUntilDone(
   const keepAlive = setInterval(() => undefined, 60_000);
   source.start(
     validation.wrap(
-      store.tap({
+      debug.store.tap({
         services: provider,
         endpointSlices: provider,
         node: fanOutNodeHandler(provider, agent.nodeHandler),
         // Only a provider that takes ServiceCIDRs gets them (and costs the API server a watch).
         ...(typeof provider.onServiceCIDRsChanged === 'function' ? { serviceCIDRs: provider as Required<Pick<Provider, 'onServiceCIDRsChanged'>> } : {}),
-      }),
+      }, { objects: debug.objects }),
     ),
   );
   const loop = provider.syncLoop();

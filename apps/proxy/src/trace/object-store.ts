@@ -37,11 +37,17 @@ export class ObjectStore {
     return this.current;
   }
 
-  /** `handlers`, each of which also records into this store (before forwarding). */
-  tap<H extends ObjectHandlers>(handlers: H): H {
+  /**
+   * `handlers`, each of which also records into this store (before forwarding). With `objects: false`
+   * (no /debug/explain can ask: a dry run without a metrics server) only the Node is recorded, so the
+   * decoded Services and EndpointSlices (~20 MB at 10k) are not held for nothing.
+   */
+  tap<H extends ObjectHandlers>(handlers: H, opts: { readonly objects?: boolean } = {}): H {
     const { services, endpointSlices, node } = handlers;
+    const nodeOnly = { ...handlers, node: this.tapNode(node) };
+    if (opts.objects === false) return nodeOnly;
     return {
-      ...handlers,
+      ...nodeOnly,
       services: {
         onServiceAdd: (s: V1Service) => (this.serviceMap.set(keyOf(s), s), services.onServiceAdd(s)),
         onServiceUpdate: (p: V1Service, c: V1Service) => (this.serviceMap.set(keyOf(c), c), services.onServiceUpdate(p, c)),
@@ -54,12 +60,15 @@ export class ObjectStore {
         onEndpointSliceDelete: (s: V1EndpointSlice) => (this.sliceMap.delete(keyOf(s)), endpointSlices.onEndpointSliceDelete(s)),
         onEndpointSlicesSynced: () => endpointSlices.onEndpointSlicesSynced(),
       },
-      node: {
-        onNodeAdd: (n: V1Node) => ((this.current = n), node.onNodeAdd(n)),
-        onNodeUpdate: (p: V1Node, c: V1Node) => ((this.current = c), node.onNodeUpdate(p, c)),
-        onNodeDelete: (n: V1Node) => ((this.current = undefined), node.onNodeDelete(n)),
-        onNodeSynced: () => node.onNodeSynced(),
-      },
+    };
+  }
+
+  private tapNode(node: NodeHandler): NodeHandler {
+    return {
+      onNodeAdd: (n: V1Node) => ((this.current = n), node.onNodeAdd(n)),
+      onNodeUpdate: (p: V1Node, c: V1Node) => ((this.current = c), node.onNodeUpdate(p, c)),
+      onNodeDelete: (n: V1Node) => ((this.current = undefined), node.onNodeDelete(n)),
+      onNodeSynced: () => node.onNodeSynced(),
     };
   }
 }

@@ -148,6 +148,24 @@ describe('ApiSource against the test API server', () => {
     expect(Number(nodeWatch.query.resourceVersion)).toBeGreaterThan(0);
   });
 
+  it('lists Services and EndpointSlices during loadInitial and delivers them once start() attaches the handlers', async () => {
+    server.create(nodeObj('node-1'));
+    server.create(service('web'));
+    server.create(slice('web-abc', 'web', '10.244.0.5'));
+    const s = newSource();
+    await s.loadInitial();
+    // The lists overlap the caller's setup between loadInitial and start.
+    await waitUntil(() => s.counts().Service === 1 && s.counts().EndpointSlice === 1, { what: 'lists before start' });
+    expect(listRequests('/api/v1/services')).toHaveLength(1);
+    const r = recorder();
+    s.start(r.handlers);
+    await waitUntil(() => r.events.includes('svc synced') && r.events.includes('eps synced'), { what: 'synced' });
+    expect(r.events.filter((e) => e.startsWith('svc') || e.startsWith('eps'))).toEqual(['svc+ default/web', 'svc synced', 'eps+ default/web-abc', 'eps synced']);
+    // start() lists nothing again.
+    expect(listRequests('/api/v1/services')).toHaveLength(1);
+    expect(listRequests('/apis/discovery.k8s.io/v1/endpointslices')).toHaveLength(1);
+  });
+
   it('delivers create, update (with previous and current) and delete', async () => {
     server.create(nodeObj('node-1'));
     const { r } = await started();

@@ -100,6 +100,12 @@ export class ApiSource {
    */
   async loadInitial(): Promise<void> {
     this.nodes.start();
+    // The Service and EndpointSlice lists are requested now, not at start(): at 10k Services the API
+    // server's encoding and our decode take seconds, and they overlap the Node wait, the mode
+    // selection and the backend's setup. The adapters hold the objects until start() attaches the
+    // handlers, which then hear the same adds and Synced calls as before.
+    this.services.start();
+    this.slices.start();
     const timeoutMs = this.opts.nodeWaitTimeoutMs ?? (this.opts.waitForPodCIDR ? 5 * 60_000 : 30_000);
     const result = await waitForNode(() => this.node(), {
       nodeName: this.opts.nodeName,

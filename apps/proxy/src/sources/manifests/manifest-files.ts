@@ -54,6 +54,11 @@ export class ManifestFiles<T> {
     private readonly logger: Logger,
   ) {}
 
+  /** Forgets every file's objects (a source that follows no changes keeps none). */
+  forget(): void {
+    this.tracked = new Map();
+  }
+
   /** Reads every file now (startup). Throws only if the path itself cannot be listed. */
   load(): Promise<CheckResult<T>> {
     return this.check(false);

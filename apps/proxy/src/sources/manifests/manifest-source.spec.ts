@@ -80,6 +80,22 @@ endpoints: []
     expect(warnings).toEqual([]);
   });
 
+  it('with followChanges false (--once) delivers the same initial state, then holds no object and reads no change', async () => {
+    await writeFile(join(dir, 'a.yaml'), svc('web', '10.96.0.10'));
+    const s = new ManifestSource({ path: dir, nodeName: 'node-1', serviceProxyName: '', logger, pollIntervalMs: 20, settleMs: 10, followChanges: false });
+    await s.loadInitial();
+    expect(s.counts().Service).toBe(1);
+    const r = recorder();
+    s.start(r.handlers);
+    expect(r.events).toEqual(['svc+ default/web', 'svc synced', 'eps synced', 'node synced']);
+    // The decoded objects are let go: nothing would diff against them.
+    expect(s.counts()).toEqual({ Service: 0, EndpointSlice: 0, Node: 0, ServiceCIDR: 0 });
+    await writeFile(join(dir, 'a.yaml'), svc('web', '10.96.0.11'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    s.stop();
+    expect(r.events).toHaveLength(4);
+  });
+
   it('follows edits, removals and new files as update/delete/add', async () => {
     await writeFile(join(dir, 'a.yaml'), svc('web', '10.96.0.10') + '---\n' + svc('old', '10.96.0.11'));
     const s = source();

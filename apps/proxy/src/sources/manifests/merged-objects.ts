@@ -63,6 +63,13 @@ export class MergedObjects {
     return [...deletions, ...others];
   }
 
+  /** Forgets every object and file (a source that follows no changes keeps none). */
+  forget(): void {
+    this.view.clear();
+    this.files.clear();
+    this.owners.clear();
+  }
+
   private own(key: string, file: string): void {
     let owners = this.owners.get(key);
     if (!owners) this.owners.set(key, (owners = new Set()));

@@ -26,6 +26,11 @@ export class SkippedObjects {
     private readonly ctx: SkipContext,
   ) {}
 
+  /** Forgets what was reported (a source that follows no changes keeps no objects). */
+  forget(): void {
+    this.reported = new Map();
+  }
+
   /** A file's freshly parsed objects, each with its classification. */
   fileRead(file: string, objects: readonly { object: ManifestObject; classified: ClassifiedObject; index: number }[]): void {
     const before = this.reported.get(file) ?? new Map<string, Reported>();
