@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BENCH_STEPS, commandArgv, formatDuration, missingFor, saidSkipped, targetCommand } from './bench-steps.js';
 
@@ -9,7 +9,13 @@ describe('bench:all steps', () => {
     for (const step of BENCH_STEPS) expect(() => commandArgv(targetCommand(projectJson, step.target))).not.toThrow();
     expect(BENCH_STEPS[BENCH_STEPS.length - 1]!.target).toBe('charts');
     for (const step of BENCH_STEPS.filter((s) => s.records.length > 0)) expect(step.args).toContain('--record');
-    expect(BENCH_STEPS.map((s) => s.target)).toEqual(expect.arrayContaining(['bench-memory', 'bench-nftables', 'bench-ipvs', 'bench-userspace-scale']));
+  });
+
+  it('regenerates every committed data file: each docs/perf/data/<id>.json is recorded by exactly one step', () => {
+    const dataDir = fileURLToPath(new URL('../../../../docs/perf/data/', import.meta.url));
+    const committed = readdirSync(dataDir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)).sort();
+    const recorded = BENCH_STEPS.flatMap((s) => s.records).sort();
+    expect(recorded).toEqual(committed);
   });
 
   it('splits a plain command and refuses shell syntax', () => {

@@ -28,10 +28,11 @@ export interface BenchStep {
  * IPVS bench (longest, in a QEMU guest) after the namespace benches; the charts last.
  */
 export const BENCH_STEPS: readonly BenchStep[] = [
-  { id: 'iptables memory and cold start', target: 'bench-memory', args: ['--record'], needs: ['root', 'netns'], partialWithout: [], records: ['iptables-scale'], timeoutMin: 90 },
-  { id: 'nftables', target: 'bench-nftables', args: ['--record'], needs: ['root', 'netns'], partialWithout: [], records: ['nftables-scale', 'nftables-restart'], timeoutMin: 120 },
-  { id: 'userspace at scale', target: 'bench-userspace-scale', args: ['--record'], needs: ['root', 'netns'], partialWithout: [], records: ['userspace-scale'], timeoutMin: 60 },
-  { id: 'IPVS', target: 'bench-ipvs', args: ['--record'], needs: [], partialWithout: ['root', 'qemu'], records: ['ipvs-scale'], timeoutMin: 120 },
+  { id: 'iptables (legacy and nft) at scale', target: 'bench-iptables-scale', args: ['--sizes=1000x5,10000x5,30000x5,45000x1', '--runs=3', '--record'], needs: ['root', 'netns'], partialWithout: [], records: ['iptables-scale'], timeoutMin: 120 },
+  { id: 'nftables at scale', target: 'bench-nftables', args: ['--sizes=10000,45000x1,1000', '--no-once', '--no-restart', '--no-one-tx', '--sweep-sizes=', '--running', '--changes=3', '--settle-s=20', '--record'], needs: ['root', 'netns'], partialWithout: [], records: ['nftables-scale'], timeoutMin: 120 },
+  { id: 'nftables restart', target: 'bench-nftables-restart', args: ['--services=2000,10000', '--endpoints=5', '--reps=3', '--listing-reps=1', '--record'], needs: ['root', 'netns'], partialWithout: [], records: ['nftables-restart'], timeoutMin: 90 },
+  { id: 'userspace at scale', target: 'bench-userspace-scale', args: ['--services=1000,10000,19000,30000', '--settle=20', '--changes=3', '--record'], needs: ['root', 'netns'], partialWithout: [], records: ['userspace-scale'], timeoutMin: 60 },
+  { id: 'IPVS', target: 'bench-ipvs', args: ['--only-scale', '--record'], needs: [], partialWithout: ['root', 'qemu'], records: ['ipvs-scale'], timeoutMin: 120 },
   { id: 'charts', target: 'charts', args: [], needs: [], partialWithout: [], records: [], timeoutMin: 5 },
 ];
 
