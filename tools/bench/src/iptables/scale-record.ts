@@ -108,7 +108,8 @@ export class ScaleRecord {
     this.bounds();
     mkdirSync(dirname(file), { recursive: true });
     const command = earlier ? `${earlier.command}; ${this.command}` : this.command;
-    const load1 = [...(earlier?.load1 ?? []), this.loadStart, ScaleRecord.load1()];
+    // The data format's [start, end]: a merged file starts with the earliest run's load.
+    const load1 = [earlier?.load1[0] ?? this.loadStart, ScaleRecord.load1()];
     const doc = { id: this.id, command, measuredAt: new Date().toISOString(), load1, series: this.series };
     writeFileSync(file, JSON.stringify(doc, null, 2) + '\n');
     return file;
