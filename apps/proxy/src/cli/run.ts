@@ -163,7 +163,8 @@ async function runProxy(
   // that is refused (an unusable scheduler, a plugin whose register() throws) changes nothing.
   await agent.prepareHost();
   await agent.start(provider.firstSync());
-  void releaseFirstSyncPeak(provider.firstSync(), logger);
+  // A running proxy returns its first sync's peak at once; --once exits right after that sync anyway.
+  if (!options.once) void releaseFirstSyncPeak(provider.firstSync(), logger);
 
   validation.useMetricsFrom(scope);
   // The store's Services and EndpointSlices are for /debug/explain, on the metrics server only.
