@@ -11,7 +11,8 @@
  */
 import { existsSync, mkdirSync, readdirSync, openSync, readSync, fstatSync, closeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NODE_IP, cleanupStaleRuns, createSimulatedNode, runPrefix, sleep, waitFor, type SimulatedNode } from '@kube-proxy/testing-netns';
+import { cleanupStaleRuns, createSimulatedNode, runPrefix, sleep, waitFor, type SimulatedNode } from '@kube-proxy/testing-netns';
+import { BENCH_NODE_NAME, simulatedNodeObject } from './simulated-node-object.js';
 import { NetnsApiHost } from './netns-api-host.js';
 import { childPid, statusKiB } from './process-memory.js';
 import { KUBE_PROXY_BIN } from './proxy-entry.js';
@@ -20,7 +21,7 @@ import { kernelProbe, type RunningProxyMode } from './running-proxy-probes.js';
 import { measureEndpointChange, type EndpointChangeFigure } from './running-proxy-change.js';
 
 const TAG = 'kpmem';
-const NODE_NAME = 'node-0';
+const NODE_NAME = BENCH_NODE_NAME;
 const FIRST_SYNC_TIMEOUT_MS = 300_000;
 const SNAPSHOT_TIMEOUT_MS = 300_000;
 const LOG_CAP = 200_000;
@@ -46,15 +47,6 @@ export interface RunningProxyMemory {
   readonly snapshot?: string;
 }
 
-function nodeObject(): object {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name: NODE_NAME, labels: { 'kubernetes.io/hostname': NODE_NAME } },
-    spec: { podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'] },
-    status: { addresses: [{ type: 'InternalIP', address: NODE_IP }, { type: 'Hostname', address: NODE_NAME }] },
-  };
-}
 
 /** A complete .heapsnapshot ends with the strings array and the closing brace. */
 function snapshotComplete(file: string): boolean {
@@ -137,7 +129,7 @@ export async function measureRunningProxy(opts: {
     api = await NetnsApiHost.start(node, lifetimeS);
     const cluster = scaleCluster(opts.services, opts.endpointsPerService);
     const t0 = Date.now();
-    await api.createAll([nodeObject(), ...cluster.services, ...cluster.slices]);
+    await api.createAll([simulatedNodeObject(), ...cluster.services, ...cluster.slices]);
     opts.log(`  API server loaded with ${cluster.services.length} Services + ${cluster.slices.length} EndpointSlices in ${Date.now() - t0} ms`);
     const first = cluster.services[0]!.spec!.clusterIP!;
     const last = cluster.services[cluster.services.length - 1]!.spec!.clusterIP!;

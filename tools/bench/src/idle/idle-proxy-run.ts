@@ -8,7 +8,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NODE_IP, cleanupStaleRuns, createSimulatedNode, iptables, runPrefix, sleep, waitFor, type SimulatedNode } from '@kube-proxy/testing-netns';
+import { cleanupStaleRuns, createSimulatedNode, iptables, runPrefix, sleep, waitFor, type SimulatedNode } from '@kube-proxy/testing-netns';
+import { BENCH_NODE_NAME, simulatedNodeObject } from '../common/simulated-node-object.js';
 import { cpuTimeline, idleFigures, sampleIdle, type IdleFigures } from './idle-proxy-sample.js';
 import { NetnsApiHost } from '../common/netns-api-host.js';
 import { childPid } from '../common/process-memory.js';
@@ -16,7 +17,7 @@ import { KUBE_PROXY_BIN } from '../common/proxy-entry.js';
 import { scaleCluster } from '../common/scale-cluster.js';
 
 const TAG = 'kpidl';
-const NODE_NAME = 'node-0';
+const NODE_NAME = BENCH_NODE_NAME;
 const FIRST_SYNC_TIMEOUT_MS = 300_000;
 const LOG_TAIL = 20_000;
 /** What bin/kube-proxy's shebang sets, for --proxy-main runs (keep in step with bin/kube-proxy). */
@@ -53,20 +54,11 @@ export interface IdleRun extends IdleFigures {
   readonly cpuTicksPer5s: readonly number[];
 }
 
-function nodeObject(): object {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name: NODE_NAME, labels: { 'kubernetes.io/hostname': NODE_NAME } },
-    spec: { podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'] },
-    status: { addresses: [{ type: 'InternalIP', address: NODE_IP }, { type: 'Hostname', address: NODE_NAME }] },
-  };
-}
 
 /** Feeds the cluster to the proxy: the --manifests/--master argument, and the API host to stop afterwards. */
 async function provideCluster(node: SimulatedNode, opts: IdleRunOptions, lifetimeS: number): Promise<{ arg: string; api?: NetnsApiHost }> {
   const cluster = scaleCluster(opts.services, opts.endpointsPerService);
-  const objects = [nodeObject(), ...cluster.services, ...cluster.slices];
+  const objects = [simulatedNodeObject(), ...cluster.services, ...cluster.slices];
   if (opts.source === 'manifests') {
     const file = join(opts.workDir, `cluster-${opts.services}x${opts.endpointsPerService}.json`);
     writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));

@@ -6,32 +6,14 @@
 import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { PerfMetric, PerfPoint, PerfSeries, PerfSource } from '../charts/perf-data.js';
 
 export type Mode = 'iptables-legacy' | 'iptables-nft';
-export type Source = 'ours' | 'kernel' | 'upstream' | 'bound';
-export type Metric =
-  | 'cold-start-s'
-  | 'restart-s'
-  | 'full-resync-s'
-  | 'incremental-sync-s'
-  | 'change-compute-ms'
-  | 'rss-mb'
-  | 'peak-rss-mb'
-  | 'dry-run-s'
-  | 'dry-run-peak-rss-mb';
-
-interface Point {
-  readonly services: number;
-  readonly endpoints: number;
-  readonly value: number;
-}
-interface Series {
-  readonly mode: Mode;
-  readonly metric: Metric;
-  readonly source: Source;
-  readonly label: string;
-  readonly points: Point[];
-}
+export type Source = PerfSource;
+export type Metric = PerfMetric;
+type Point = PerfPoint;
+/** A perf-data series (charts/perf-data.ts) that this record still adds points to. */
+type Series = Omit<PerfSeries, 'mode' | 'points'> & { readonly mode: Mode; readonly points: Point[] };
 
 const LABELS: Record<Source, (metric: Metric) => string> = {
   ours: (m) =>

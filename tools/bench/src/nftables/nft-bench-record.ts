@@ -4,31 +4,15 @@
  * in the same run, upstream's published figures, the issue's bounds) a series of points over the
  * number of services. Pure, so the spec can check what is written.
  */
+import type { PerfData, PerfPoint, PerfSeries } from '../charts/perf-data.js';
 import { median, type NftBenchRow } from './nft-bench-report.js';
 
 export const RECORD_ID = 'nftables-scale';
 
-export interface Point {
-  readonly services: number;
-  readonly endpoints: number;
-  readonly value: number;
-}
-
-export interface Series {
-  readonly mode: 'nftables';
-  readonly metric: string;
-  readonly source: 'ours' | 'kernel' | 'upstream' | 'bound';
-  readonly label: string;
-  readonly points: readonly Point[];
-}
-
-export interface BenchRecord {
-  readonly id: string;
-  readonly command: string;
-  readonly measuredAt: string;
-  readonly load1: readonly [number, number];
-  readonly series: readonly Series[];
-}
+/** The shared data format (tools/bench/src/charts/perf-data.ts), narrowed to this bench's mode. */
+export type Point = PerfPoint;
+export type Series = PerfSeries & { readonly mode: 'nftables' };
+export type BenchRecord = PerfData;
 
 /** What the running proxy (running-proxy-memory.ts, --proxy-mode=nftables) measured at one size. */
 export interface RunningFigure {
@@ -91,7 +75,7 @@ export const BOUNDS: readonly Series[] = [
 const s3 = (ms: number) => Math.round(ms) / 1000;
 
 /** A series of points in the order of their size (the chart draws them as a line). */
-function series(metric: string, source: Series['source'], label: string, points: Point[]): Series[] {
+function series(metric: Series['metric'], source: Series['source'], label: string, points: Point[]): Series[] {
   points.sort((a, b) => a.services - b.services || a.endpoints - b.endpoints);
   return points.length > 0 ? [{ mode: 'nftables', metric, source, label, points }] : [];
 }

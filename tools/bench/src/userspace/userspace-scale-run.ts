@@ -12,7 +12,8 @@
  */
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { NODE_IP, cleanupStaleRuns, createSimulatedNode, iptables, iptablesSave, runPrefix, sleep, waitFor, type SimulatedNode } from '@kube-proxy/testing-netns';
+import { cleanupStaleRuns, createSimulatedNode, iptables, iptablesSave, runPrefix, sleep, waitFor, type SimulatedNode } from '@kube-proxy/testing-netns';
+import { BENCH_NODE_NAME, simulatedNodeObject } from '../common/simulated-node-object.js';
 import { NetnsApiHost } from '../common/netns-api-host.js';
 import { childPid, statusKiB } from '../common/process-memory.js';
 import { legacyRestoreMs } from '../common/legacy-restore-yardstick.js';
@@ -21,7 +22,7 @@ import { scaleCluster, sliceOf } from '../common/scale-cluster.js';
 import { poll, SyncLineWatcher, type SyncLine } from './sync-line-watcher.js';
 
 const TAG = 'kpus';
-const NODE_NAME = 'node-0';
+const NODE_NAME = BENCH_NODE_NAME;
 const FIRST_SYNC_TIMEOUT_MS = 600_000;
 const CHANGE_TIMEOUT_MS = 60_000;
 const SNAPSHOT_TIMEOUT_MS = 300_000;
@@ -56,15 +57,6 @@ export interface UserspaceScaleResult {
   readonly snapshot?: string;
 }
 
-function nodeObject(): object {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name: NODE_NAME, labels: { 'kubernetes.io/hostname': NODE_NAME } },
-    spec: { podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'] },
-    status: { addresses: [{ type: 'InternalIP', address: NODE_IP }, { type: 'Hostname', address: NODE_NAME }] },
-  };
-}
 
 async function tcpListeners(node: SimulatedNode): Promise<number> {
   const r = await node.exec(node.ns.node, 'ss', ['-Htln'], { timeoutMs: 60_000 });
@@ -119,7 +111,7 @@ export async function measureUserspaceScale(opts: UserspaceScaleOptions): Promis
     api = await NetnsApiHost.start(node, lifetimeS);
     const cluster = scaleCluster(opts.services, opts.endpointsPerService);
     const t0 = Date.now();
-    await api.createAll([nodeObject(), ...cluster.services, ...cluster.slices]);
+    await api.createAll([simulatedNodeObject(), ...cluster.services, ...cluster.slices]);
     opts.log(`  API server loaded with ${cluster.services.length} Services + ${cluster.slices.length} EndpointSlices in ${Date.now() - t0} ms`);
     const before = await tcpListeners(node);
     if (opts.snapshotDir) mkdirSync(opts.snapshotDir, { recursive: true });
