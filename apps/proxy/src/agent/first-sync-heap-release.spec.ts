@@ -8,7 +8,7 @@ describe('releaseFirstSyncPeak', () => {
     const logger = new RecordingLogger();
     let settle!: () => void;
     const firstSync = new Promise<void>((resolve) => (settle = resolve));
-    const done = releaseFirstSyncPeak(firstSync, logger, { gc: () => { collections++; rss = 200 * 1048576; }, rssBytes: () => rss });
+    const done = releaseFirstSyncPeak(firstSync, logger, { gc: () => { collections++; rss = 200 * 1048576; }, rssBytes: () => rss, settle: () => Promise.resolve() });
     await Promise.resolve();
     expect(collections).toBe(0);
     settle();
@@ -21,8 +21,8 @@ describe('releaseFirstSyncPeak', () => {
   it('does nothing without a first sync, or without an exposed gc', async () => {
     const logger = new RecordingLogger();
     let collections = 0;
-    await releaseFirstSyncPeak(Promise.reject(new Error('stopped')), logger, { gc: () => collections++, rssBytes: () => 0 });
-    await releaseFirstSyncPeak(Promise.resolve(), logger, { gc: undefined, rssBytes: () => 0 });
+    await releaseFirstSyncPeak(Promise.reject(new Error('stopped')), logger, { gc: () => collections++, rssBytes: () => 0, settle: () => Promise.resolve() });
+    await releaseFirstSyncPeak(Promise.resolve(), logger, { gc: undefined, rssBytes: () => 0, settle: () => Promise.resolve() });
     expect(collections).toBe(0);
     expect(logger.entries).toHaveLength(0);
   });
