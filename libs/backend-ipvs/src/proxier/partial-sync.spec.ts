@@ -7,17 +7,7 @@
 import type { V1EndpointSlice, V1Node, V1Service } from '@kube-proxy/core';
 import { advanceSettling, settle } from '@kube-proxy/core/testing';
 import { node, rig, service, slice, start, type Rig } from './testing/proxier-fixtures.js';
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as prng } from '../testing/seeded-random.js';
 
 const NODE_ADDRESSES = [
   [{ type: 'InternalIP', address: '192.168.50.1' }],

@@ -4,18 +4,7 @@ import { buildDesiredIpvsState } from './build-desired-state.js';
 import { ipsetCatalogue } from './ipset-catalogue.js';
 import { IpvsStateIndex } from './ipvs-state-index.js';
 import type { DesiredIpvsState } from './ipvs-state.js';
-
-/** A small deterministic PRNG (mulberry32), so a failing sequence can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as prng } from '../testing/seeded-random.js';
 
 // Small pools, so that service ports collide: shared external / LB IPs (two claimants of one virtual
 // server), the node's own address as an external IP, refused addresses, the same endpoint in two services.
